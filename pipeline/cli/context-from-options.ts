@@ -1,0 +1,58 @@
+import { resolve } from 'node:path';
+import type { Logger, RunContext, RunOptions } from '../context.js';
+import { systemClock, type Clock } from '../io/clock.js';
+import { nodeFs, type FsPort } from '../io/fs.js';
+import { simpleGitPort, type GitPort } from '../io/git.js';
+import { resolveSettings, type ResolvedSettings } from '../settings/resolve.js';
+import type { Settings } from '../settings/schema.js';
+import { createOfflineSynthesizer } from '../synth/offline.js';
+
+/** The effects a command may use; tests swap any of them. Defaults are read only here. */
+export interface CliDeps {
+  fs: FsPort;
+  git: GitPort;
+  clock: Clock;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  isTTY: boolean;
+}
+
+export function defaultDeps(): CliDeps {
+  return {
+    fs: nodeFs,
+    git: simpleGitPort,
+    clock: systemClock,
+    env: process.env,
+    cwd: process.cwd(),
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    isTTY: Boolean(process.stderr.isTTY),
+  };
+}
+
+export const CONFIG_FILE = 'config/sleep-cycle.yaml';
+
+export async function loadSettings(deps: CliDeps, root: string, flags: Partial<Settings>): Promise<ResolvedSettings> {
+  const filePath = resolve(root, CONFIG_FILE);
+  return resolveSettings({ fileText: await deps.fs.readText(filePath), filePath: CONFIG_FILE, env: deps.env, flags });
+}
+
+export function buildRunContext(deps: CliDeps, root: string, settings: Settings, options: RunOptions): RunContext {
+  const now = deps.clock.now();
+  const logger: Logger = deps.isTTY
+    ? { info: (m) => deps.stderr(`sleep-cycle: ${m}\n`), warn: (m) => deps.stderr(`sleep-cycle: warning: ${m}\n`) }
+    : { info: () => {}, warn: (m) => deps.stderr(`sleep-cycle: warning: ${m}\n`) };
+  return {
+    root,
+    now,
+    runId: `run-${now.toISOString().replace(/[-:.]/g, '').slice(0, 15)}`,
+    settings,
+    options,
+    fs: deps.fs,
+    git: deps.git,
+    synthesizer: createOfflineSynthesizer(),
+    logger,
+  };
+}

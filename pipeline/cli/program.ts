@@ -1,0 +1,77 @@
+import { Command, CommanderError, Option } from 'commander';
+import { errors } from '../errors.js';
+import { configCommand } from './config-command.js';
+import type { CliDeps } from './context-from-options.js';
+import { printFailure } from './output.js';
+import { runCommand } from './run-command.js';
+import { statusCommand } from './status-command.js';
+
+type Action = (options: Record<string, unknown>, deps: CliDeps) => Promise<number>;
+
+interface CommandSpec {
+  name: string;
+  description: string;
+  options: Option[];
+  action: Action;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** The command table: one row per command, each handled by one small file. */
+export const COMMANDS: CommandSpec[] = [
+  {
+    name: 'run',
+    description: 'read new telemetry, cluster repeated failures, write safe rules to memory and commit',
+    options: [
+      new Option('--dry-run', 'write only proposed_memory_updates.md; change nothing else'),
+      new Option('--since <iso>', 'read every line from this ISO-8601 time on, ignoring the cursor'),
+      new Option('--log <path>', 'telemetry file to read (repeatable; default logs/telemetry.jsonl)').argParser(collect),
+      new Option('--min-repeats <n>', 'repeats needed before a pattern becomes a rule (default 3)'),
+      new Option('--no-commit', 'write files but do not commit them'),
+      new Option('--require-git', 'fail when the root is not a git repository'),
+    ],
+    action: (options, deps) => runCommand(options, deps),
+  },
+  {
+    name: 'status',
+    description: 'show the cursor, last sleep, pending clusters and rule counts',
+    options: [],
+    action: (options, deps) => statusCommand(options, deps),
+  },
+  {
+    name: 'config',
+    description: 'show settings',
+    options: [new Option('--print', 'print the resolved settings and where each came from')],
+    action: (options, deps) => configCommand(options, deps),
+  },
+];
+
+/** Parses argv, runs one command and returns its exit code. Never exits the process itself. */
+export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
+  const json = argv.includes('--json');
+  let exitCode = 0;
+  const program = new Command('sleep-cycle')
+    .description("the agent's night: turn repeated tool failures into reviewed memory rules")
+    .exitOverride()
+    .configureOutput({ writeOut: deps.stdout, writeErr: json ? () => {} : deps.stderr })
+    .showHelpAfterError(!json);
+  for (const spec of COMMANDS) {
+    const command = program.command(spec.name).description(spec.description);
+    command.option('--json', 'print one JSON envelope on stdout').option('--root <dir>', 'repository root (default: current directory)');
+    for (const option of spec.options) command.addOption(option);
+    command.action(async (options: Record<string, unknown>) => {
+      exitCode = await spec.action(options, deps);
+    });
+  }
+  try {
+    if (argv.length === 0) throw errors.usage('no command given: try `sleep-cycle run --dry-run` or `sleep-cycle --help`.');
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.exitCode === 0) return 0;
+      return printFailure(deps, json, errors.usage(error.message.replace(/^error: /, '')));
+    }
+    return printFailure(deps, json, error);
+  }
+}

@@ -1,0 +1,58 @@
+import { resolve } from 'node:path';
+import { errors } from '../errors.js';
+import { runSleepCycle, type RunResult } from '../run.js';
+import type { Settings } from '../settings/schema.js';
+import { parseTimestamp } from '../telemetry/event.js';
+import { buildRunContext, loadSettings, type CliDeps } from './context-from-options.js';
+import { printSuccess } from './output.js';
+
+export interface RunCommandOptions {
+  root?: string;
+  json?: boolean;
+  dryRun?: boolean;
+  since?: string;
+  log?: string[];
+  minRepeats?: string;
+  commit?: boolean;
+  requireGit?: boolean;
+}
+
+export async function runCommand(options: RunCommandOptions, deps: CliDeps): Promise<number> {
+  const root = resolve(deps.cwd, options.root ?? '.');
+  const flags: Partial<Settings> = {};
+  if (options.minRepeats !== undefined) flags.min_repeats = parseCount(options.minRepeats, '--min-repeats');
+  if (options.log && options.log.length > 0) flags.logs = options.log;
+  if (options.since !== undefined && (parseTimestamp(options.since) === null || /^\d+$/.test(options.since))) {
+    throw errors.usage(`--since expects an ISO-8601 time such as 2026-11-20T00:00:00Z, found "${options.since.slice(0, 40)}".`);
+  }
+  const { settings } = await loadSettings(deps, root, flags);
+  const ctx = buildRunContext(deps, root, settings, {
+    dryRun: Boolean(options.dryRun),
+    ...(options.since !== undefined ? { since: options.since } : {}),
+    commit: options.commit !== false,
+    requireGit: Boolean(options.requireGit),
+  });
+  const result = await runSleepCycle(ctx);
+  return printSuccess(deps, Boolean(options.json), result, () => renderRunText(result));
+}
+
+function parseCount(text: string, flag: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw errors.usage(`${flag} expects a whole number of at least 1, found "${text.slice(0, 20)}".`);
+  return value;
+}
+
+export function renderRunText(result: RunResult): string {
+  const { lines } = result;
+  const promoted = result.clusters.filter((c) => c.promoted).length;
+  const out = [
+    `sleep-cycle ${result.dry_run ? 'dry run' : 'run'} ${result.run_id}`,
+    `  lines: ${lines.read} read, ${lines.valid} valid, ${lines.invalid} invalid, ${lines.old} old`,
+    `  clusters: ${result.clusters.length} (${promoted} promoted)`,
+  ];
+  for (const p of result.proposals) out.push(`  ${p.status.padEnd(11)} ${p.id} → ${p.target}: ${p.text}`);
+  for (const notice of result.notices) out.push(`  notice: ${notice}`);
+  out.push(`  report: ${result.report_path}`);
+  if (!result.dry_run) out.push(`  wrote: ${result.written.join(', ')}`, `  ${result.commit_note}`);
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,32 @@
+import type { FsPort } from './io/fs.js';
+import type { GitPort } from './io/git.js';
+import type { Settings } from './settings/schema.js';
+import type { Synthesizer } from './synth/port.js';
+
+export interface RunOptions {
+  dryRun: boolean;
+  /** ISO-8601: read every line from this time on, ignoring the cursors. */
+  since?: string;
+  commit: boolean;
+  requireGit: boolean;
+}
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+/** Everything with an effect, plus `now`, read once at the entry point and passed to every stage. */
+export interface RunContext {
+  root: string;
+  now: Date;
+  runId: string;
+  settings: Settings;
+  options: RunOptions;
+  fs: FsPort;
+  git: GitPort;
+  synthesizer: Synthesizer;
+  logger: Logger;
+}
+
+export const silentLogger: Logger = { info: () => {}, warn: () => {} };

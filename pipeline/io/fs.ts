@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { errors } from '../errors.js';
+import { readLines, type RawLine, type ReadLinesOptions } from './line-reader.js';
+
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+  size: number;
+}
+
+/** Every filesystem effect the pipeline needs; stages receive it through the context. */
+export interface FsPort {
+  readText(path: string): Promise<string | undefined>;
+  /** Up to `length` bytes from `start`; undefined when the file does not exist. */
+  readRange(path: string, start: number, length: number): Promise<Buffer | undefined>;
+  identify(path: string): Promise<FileIdentity | undefined>;
+  readLines(path: string, start: number, options: ReadLinesOptions, onLine: (line: RawLine) => void): Promise<number>;
+  /** Writes through a temp file, fsync and rename: a reader sees the old or the new content, never half. */
+  writeAtomic(path: string, content: string): Promise<void>;
+  /** Creates the file only if it does not exist; false when it does. */
+  createExclusive(path: string, content: string): Promise<boolean>;
+  remove(path: string): Promise<void>;
+}
+
+export const nodeFs: FsPort = {
+  async readText(path) {
+    try {
+      return await readFile(path, 'utf8');
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw errors.io('read', path, error);
+    }
+  },
+  async readRange(path, start, length) {
+    try {
+      const handle = await open(path, 'r');
+      try {
+        const buffer = Buffer.alloc(length);
+        const { bytesRead } = await handle.read(buffer, 0, length, start);
+        return buffer.subarray(0, bytesRead);
+      } finally {
+        await handle.close();
+      }
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw errors.io('read', path, error);
+    }
+  },
+  async identify(path) {
+    try {
+      const info = await stat(path);
+      return { dev: info.dev, ino: info.ino, size: info.size };
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw errors.io('stat', path, error);
+    }
+  },
+  async readLines(path, start, options, onLine) {
+    try {
+      return await readLines(path, start, options, onLine);
+    } catch (error) {
+      throw errors.io('read', path, error);
+    }
+  },
+  async writeAtomic(path, content) {
+    const temp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      await mkdir(dirname(path), { recursive: true });
+      const handle = await open(temp, 'w');
+      try {
+        await handle.writeFile(content, 'utf8');
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, path);
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw errors.io('write', path, error);
+    }
+  },
+  async createExclusive(path, content) {
+    try {
+      await mkdir(dirname(path), { recursive: true });
+      const handle = await open(path, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY);
+      try {
+        await handle.writeFile(content, 'utf8');
+      } finally {
+        await handle.close();
+      }
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw errors.io('create', path, error);
+    }
+  },
+  async remove(path) {
+    try {
+      await unlink(path);
+    } catch (error) {
+      if (!isNotFound(error)) throw errors.io('remove', path, error);
+    }
+  },
+};
+
+function isNotFound(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}

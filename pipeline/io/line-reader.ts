@@ -1,0 +1,123 @@
+import { open } from 'node:fs/promises';
+
+/** One complete line: its text (without CR/LF), where it starts, and where the next line starts. */
+export interface RawLine {
+  text: string;
+  offset: number;
+  next: number;
+  /** The line was longer than `maxLineBytes`; its text is empty and it was skipped unread. */
+  tooLong: boolean;
+}
+
+export interface ReadLinesOptions {
+  chunkBytes?: number;
+  maxLineBytes: number;
+}
+
+const NEWLINE = 0x0a;
+const CR = 0x0d;
+const BOM = [0xef, 0xbb, 0xbf] as const;
+
+/**
+ * Streams the complete lines of `path` from byte `start` and returns the offset just after the last
+ * complete line. A last line without a newline is torn (an agent is still writing it): it is neither
+ * reported nor consumed, so the cursor stops before it. A callback instead of an async iterator keeps
+ * the per-line cost at a plain function call on the hot path.
+ */
+export async function readLines(
+  path: string,
+  start: number,
+  options: ReadLinesOptions,
+  onLine: (line: RawLine) => void,
+): Promise<number> {
+  const handle = await open(path, 'r');
+  try {
+    const state = new LineSplitter(start, options.maxLineBytes, onLine);
+    const buffer = Buffer.allocUnsafe(options.chunkBytes ?? 1 << 20);
+    let position = start;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+      if (bytesRead === 0) break;
+      state.push(buffer.subarray(0, bytesRead), position);
+      position += bytesRead;
+    }
+    return state.consumed;
+  } finally {
+    await handle.close();
+  }
+}
+
+class LineSplitter {
+  consumed: number;
+  private carry: Buffer[] = [];
+  private carryBytes = 0;
+  private skipping = false;
+  private lineStart: number;
+
+  constructor(
+    start: number,
+    private readonly maxLineBytes: number,
+    private readonly onLine: (line: RawLine) => void,
+  ) {
+    this.consumed = start;
+    this.lineStart = start;
+  }
+
+  push(chunk: Buffer, chunkOffset: number): void {
+    let pos = 0;
+    if (chunkOffset === 0 && hasBom(chunk)) {
+      pos = BOM.length;
+      this.lineStart = BOM.length;
+      this.consumed = BOM.length;
+    }
+    for (;;) {
+      const nl = chunk.indexOf(NEWLINE, pos);
+      if (nl === -1) {
+        this.keep(chunk.subarray(pos));
+        return;
+      }
+      this.emit(chunk, pos, nl, chunkOffset + nl + 1);
+      pos = nl + 1;
+    }
+  }
+
+  private keep(rest: Buffer): void {
+    if (rest.length === 0 || this.skipping) return;
+    if (this.carryBytes + rest.length > this.maxLineBytes) {
+      this.skipping = true;
+      this.carry = [];
+      this.carryBytes = 0;
+      return;
+    }
+    // Copy: the read buffer is reused for the next chunk.
+    this.carry.push(Buffer.from(rest));
+    this.carryBytes += rest.length;
+  }
+
+  private emit(chunk: Buffer, from: number, to: number, next: number): void {
+    const offset = this.lineStart;
+    const length = this.carryBytes + (to - from);
+    if (this.skipping || length > this.maxLineBytes) {
+      this.onLine({ text: '', offset, next, tooLong: true });
+    } else {
+      let end = to;
+      if (this.carry.length === 0) {
+        if (end > from && chunk[end - 1] === CR) end -= 1;
+        this.onLine({ text: chunk.toString('utf8', from, end), offset, next, tooLong: false });
+      } else {
+        const bytes = Buffer.concat([...this.carry, chunk.subarray(from, to)]);
+        const trimmed = bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes.length;
+        this.onLine({ text: bytes.toString('utf8', 0, trimmed), offset, next, tooLong: false });
+      }
+    }
+    this.carry = [];
+    this.carryBytes = 0;
+    this.skipping = false;
+    this.lineStart = next;
+    this.consumed = next;
+  }
+}
+
+function hasBom(chunk: Buffer): boolean {
+  return chunk.length >= 3 && chunk[0] === BOM[0] && chunk[1] === BOM[1] && chunk[2] === BOM[2];
+}

@@ -1,0 +1,75 @@
+import { hostname } from 'node:os';
+import { errors } from '../errors.js';
+import type { FsPort } from './fs.js';
+
+export interface LockHolder {
+  pid: number;
+  host: string;
+  started: string;
+  run_id: string;
+}
+
+export interface Lock {
+  /** Set when a stale lock was taken over: whose it was and why it was judged stale. */
+  takenOver: string | null;
+  release(): Promise<void>;
+}
+
+export interface AcquireLockOptions {
+  path: string;
+  runId: string;
+  now: Date;
+  staleMinutes: number;
+  isAlive?: (pid: number) => boolean;
+}
+
+/** One run at a time: a lock file created exclusively, holding pid, host and start time. */
+export async function acquireLock(fs: FsPort, options: AcquireLockOptions): Promise<Lock> {
+  const me: LockHolder = { pid: process.pid, host: hostname(), started: options.now.toISOString(), run_id: options.runId };
+  const content = `${JSON.stringify(me)}\n`;
+  let takenOver: string | null = null;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (await fs.createExclusive(options.path, content)) {
+      return { takenOver, release: () => fs.remove(options.path) };
+    }
+    const holder = parseHolder(await fs.readText(options.path));
+    const stale = staleReason(holder, options);
+    if (!stale || attempt > 0) throw errors.locked(holder ?? { pid: 0, host: 'unknown', started: 'unknown' }, options.path);
+    takenOver = stale;
+    await fs.remove(options.path);
+  }
+  throw errors.internal('lock acquisition fell through');
+}
+
+function staleReason(holder: LockHolder | null, options: AcquireLockOptions): string | null {
+  if (!holder) return 'the lock file was unreadable';
+  const isAlive = options.isAlive ?? processIsAlive;
+  if (holder.host === hostname() && !isAlive(holder.pid)) {
+    return `pid ${holder.pid} on ${holder.host} is gone`;
+  }
+  const age = options.now.getTime() - Date.parse(holder.started);
+  if (Number.isFinite(age) && age > options.staleMinutes * 60_000) {
+    return `started ${holder.started}, older than ${options.staleMinutes} minutes`;
+  }
+  return null;
+}
+
+function parseHolder(text: string | undefined): LockHolder | null {
+  if (!text) return null;
+  try {
+    const value = JSON.parse(text) as Partial<LockHolder>;
+    if (typeof value.pid !== 'number' || typeof value.host !== 'string' || typeof value.started !== 'string') return null;
+    return { pid: value.pid, host: value.host, started: value.started, run_id: String(value.run_id ?? '') };
+  } catch {
+    return null;
+  }
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

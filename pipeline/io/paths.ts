@@ -1,0 +1,32 @@
+import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import type { Settings } from '../settings/schema.js';
+
+/** Absolute paths of the files a run reads and writes, derived once from the root and settings. */
+export interface RepoPaths {
+  memory: string;
+  report: string;
+  state: string;
+  lock: string;
+  safetyRules: string;
+  skill(name: string): string;
+}
+
+export function repoPaths(root: string, settings: Settings): RepoPaths {
+  return {
+    memory: resolve(root, settings.memory_file),
+    report: resolve(root, settings.report_file),
+    state: resolve(root, settings.state_dir, 'state.json'),
+    lock: resolve(root, settings.state_dir, 'lock'),
+    safetyRules: resolve(root, settings.safety_rules),
+    skill: (name) => resolve(root, settings.skills_dir, `${name}.yaml`),
+  };
+}
+
+/** The default policy shipped inside the package, used when a repository has none of its own. */
+export function bundledSafetyRulesPath(): string {
+  // dist/pipeline/io/paths.js and pipeline/io/paths.ts both sit three levels below the package root.
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  const up = here.includes(`${join('dist', 'pipeline')}`) ? '../../..' : '../..';
+  return resolve(here, up, 'config', 'safety-rules.yaml');
+}

@@ -1,0 +1,137 @@
+import { errors } from '../errors.js';
+import type { Evidence, Signature } from '../stages/cluster.js';
+
+export const STATE_VERSION = 1;
+
+/** Where reading stopped in one telemetry file, and how to recognise that file again. */
+export interface Cursor {
+  path: string;
+  offset: number;
+  /** SHA-256 (16 hex) of the first min(offset, 1024) bytes: same content survives a fresh clone. */
+  head_sha: string;
+  /** SHA-256 (16 hex) of the 256 bytes before `offset`: a replaced file rarely matches both. */
+  tail_sha: string;
+  last_timestamp: string | null;
+}
+
+export interface Baseline {
+  mean_ms: number;
+  count: number;
+}
+
+/** A cluster seen fewer than `min_repeats` times so far, carried over inside the window. */
+export interface PendingCluster {
+  id: string;
+  kind: 'failure' | 'slow';
+  tool_name: string;
+  error_category: string | null;
+  days: Record<string, number>;
+  input_hashes: string[];
+  sessions: string[];
+  first_seen: string;
+  last_seen: string;
+  samples: Evidence[];
+  signatures: Signature[];
+}
+
+export type RuleState = 'active' | 'rejected';
+
+export interface LedgerEntry {
+  id: string;
+  cluster_id: string;
+  kind: 'failure' | 'slow';
+  tool_name: string;
+  error_category: string | null;
+  text: string;
+  text_sha: string;
+  /** `memory`, or `skill:<name>` for skills/<name>.yaml. */
+  target: string;
+  state: RuleState;
+  created: string;
+  last_seen: string;
+  hits: number;
+  pinned: boolean;
+  provenance: {
+    synthesizer: string;
+    count: number;
+    distinct_inputs: number;
+    sessions: number;
+    first_seen: string;
+    last_seen: string;
+    evidence: Evidence[];
+    safety: { verdict: string; violations: string[] };
+  };
+}
+
+export interface QuarantineEntry {
+  id: string;
+  cluster_id: string;
+  tool_name: string;
+  error_category: string | null;
+  text: string;
+  reasons: string[];
+  at: string;
+}
+
+export interface BurnedPattern {
+  rule_id: string | null;
+  reason: string;
+  at: string;
+}
+
+export interface State {
+  version: number;
+  last_sleep: string | null;
+  cursors: Record<string, Cursor>;
+  baselines: Record<string, Baseline>;
+  pending: Record<string, PendingCluster>;
+  rules: Record<string, LedgerEntry>;
+  burned: Record<string, BurnedPattern>;
+  quarantine: Record<string, QuarantineEntry>;
+}
+
+export function emptyState(): State {
+  return { version: STATE_VERSION, last_sleep: null, cursors: {}, baselines: {}, pending: {}, rules: {}, burned: {}, quarantine: {} };
+}
+
+const SECTIONS = ['cursors', 'baselines', 'pending', 'rules', 'burned', 'quarantine'] as const;
+
+/** Parses state.json; a missing file is a first night, a broken one is an error that names the fix. */
+export function parseState(text: string | undefined, path: string): State {
+  if (text === undefined) return emptyState();
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw errors.state(path, 'is not valid JSON', `Restore it with "git checkout -- ${path}" or move it aside to start from an empty state`);
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    throw errors.state(path, 'is not a JSON object', `Restore it with "git checkout -- ${path}"`);
+  }
+  const record = data as Record<string, unknown>;
+  if (typeof record.version !== 'number' || record.version > STATE_VERSION) {
+    throw errors.state(path, `has version ${String(record.version)}, this sleep-cycle reads version ${STATE_VERSION}`, 'Upgrade sleep-cycle, or restore a state written by this version');
+  }
+  const state = { ...emptyState(), ...record } as State;
+  for (const section of SECTIONS) {
+    const value = state[section];
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw errors.state(path, `"${section}" is not an object`, `Restore it with "git checkout -- ${path}"`);
+    }
+  }
+  return state;
+}
+
+/** Pretty-printed with sorted keys, so the committed diff shows only what changed. */
+export function renderState(state: State): string {
+  return `${JSON.stringify(sortKeys(state), null, 2)}\n`;
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, item]) => item !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(entries.map(([key, item]) => [key, sortKeys(item)]));
+}

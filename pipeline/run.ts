@@ -1,0 +1,114 @@
+import type { RunContext } from './context.js';
+import { acquireLock } from './io/lock.js';
+import { repoPaths } from './io/paths.js';
+import { apply, writeReport } from './stages/apply.js';
+import { commit } from './stages/commit.js';
+import { gate } from './stages/gate.js';
+import { ingest } from './stages/ingest.js';
+import { load } from './stages/load.js';
+import { plan } from './stages/plan.js';
+import { reconcile } from './stages/reconcile.js';
+import { report } from './stages/report.js';
+import { synthesize } from './stages/synthesize.js';
+import { validate } from './stages/validate.js';
+import type { Cluster } from './stages/cluster.js';
+import type { ClusterOutcome } from './stages/gate.js';
+import type { LineCounts } from './stages/ingest.js';
+import type { Proposal } from './stages/plan.js';
+
+type StageFn = (input: never, ctx: RunContext) => Promise<object>;
+
+interface StageSpec {
+  name: string;
+  /** Whether the stage runs in --dry-run. Every stage that writes memory, state or git says false. */
+  inDryRun: boolean;
+  run: StageFn;
+}
+
+/** The sleep cycle, declared once, in run order. Each stage returns its input plus what it adds. */
+export const STAGES: readonly StageSpec[] = [
+  { name: 'load', inDryRun: true, run: load },
+  { name: 'reconcile', inDryRun: true, run: reconcile },
+  { name: 'ingest', inDryRun: true, run: ingest },
+  { name: 'gate', inDryRun: true, run: gate },
+  { name: 'synthesize', inDryRun: true, run: synthesize },
+  { name: 'validate', inDryRun: true, run: validate },
+  { name: 'plan', inDryRun: true, run: plan },
+  { name: 'report', inDryRun: true, run: report },
+  { name: 'write-report', inDryRun: true, run: writeReport },
+  { name: 'apply', inDryRun: false, run: apply },
+  { name: 'commit', inDryRun: false, run: commit },
+];
+
+export interface RunResult {
+  dry_run: boolean;
+  run_id: string;
+  lines: LineCounts;
+  clusters: (Pick<Cluster, 'id' | 'kind' | 'tool_name' | 'error_category' | 'count' | 'distinct_inputs'> & {
+    count_tonight: number;
+    promoted: boolean;
+    outcome: ClusterOutcome;
+  })[];
+  proposals: Proposal[];
+  notices: string[];
+  report_path: string;
+  written: string[];
+  commit: string | null;
+  commit_note: string;
+  lock_taken_over: string | null;
+}
+
+/** Runs every stage in order under the lock (a dry-run writes only its report and takes no lock). */
+export async function runSleepCycle(ctx: RunContext): Promise<RunResult> {
+  const lock = ctx.options.dryRun
+    ? null
+    : await acquireLock(ctx.fs, { path: repoPaths(ctx.root, ctx.settings).lock, runId: ctx.runId, now: ctx.now, staleMinutes: ctx.settings.lock_stale_minutes });
+  try {
+    let data: object = {};
+    for (const stage of STAGES) {
+      if (ctx.options.dryRun && !stage.inDryRun) {
+        ctx.logger.info(`skip ${stage.name} (dry run)`);
+        continue;
+      }
+      ctx.logger.info(`start ${stage.name}`);
+      data = await stage.run(data as never, ctx);
+      ctx.logger.info(`finish ${stage.name}`);
+    }
+    return toResult(data as FinalData, ctx, lock?.takenOver ?? null);
+  } finally {
+    await lock?.release();
+  }
+}
+
+interface FinalData {
+  lines: LineCounts;
+  clusters: Cluster[];
+  outcomes: Record<string, ClusterOutcome>;
+  windowCounts: Record<string, number>;
+  plan: { proposals: Proposal[] };
+  notices: string[];
+  reportPath: string;
+  written?: string[];
+  commit?: string | null;
+  commitNote?: string;
+}
+
+function toResult(data: FinalData, ctx: RunContext, takenOver: string | null): RunResult {
+  const notices = takenOver ? [...data.notices, `took over a stale lock: ${takenOver}`] : data.notices;
+  return {
+    dry_run: ctx.options.dryRun,
+    run_id: ctx.runId,
+    lines: data.lines,
+    clusters: data.clusters.map((c) => ({
+      id: c.id, kind: c.kind, tool_name: c.tool_name, error_category: c.error_category,
+      count: data.windowCounts[c.id] ?? c.count, count_tonight: c.count, distinct_inputs: c.distinct_inputs, promoted: data.outcomes[c.id] === 'promoted', outcome: data.outcomes[c.id] ?? 'pending',
+    })),
+    proposals: data.plan.proposals,
+    notices,
+    report_path: data.reportPath,
+    written: data.written ?? [data.reportPath],
+    commit: data.commit ?? null,
+    commit_note: data.commitNote ?? 'dry run: nothing committed',
+    lock_taken_over: takenOver,
+  };
+}

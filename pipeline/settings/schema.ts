@@ -1,0 +1,95 @@
+/** Every setting with its description, default and check. Keys are the YAML keys in config/sleep-cycle.yaml. */
+export interface Settings {
+  min_repeats: number;
+  window_days: number;
+  slow_factor: number;
+  baseline_min_samples: number;
+  sample_size: number;
+  max_line_bytes: number;
+  lock_stale_minutes: number;
+  logs: string[];
+  memory_file: string;
+  skills_dir: string;
+  report_file: string;
+  state_dir: string;
+  safety_rules: string;
+  routing: Record<string, string>;
+  synthesizer: 'offline' | 'claude';
+}
+
+export type SettingKey = keyof Settings;
+
+export interface SettingSpec {
+  description: string;
+  default: Settings[SettingKey];
+  /** Returns the normalized value, or a string saying what was expected. */
+  check(value: unknown): { ok: true; value: unknown } | { ok: false; expected: string };
+  /** How an environment variable's text becomes a value (undefined: not settable from env). */
+  fromEnv?: (text: string) => unknown;
+}
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => (value: unknown) =>
+  Number.isInteger(value) && (value as number) >= min && (value as number) <= max
+    ? { ok: true as const, value }
+    : { ok: false as const, expected: `an integer from ${min} to ${max}` };
+
+const num = (minExclusive: number) => (value: unknown) =>
+  typeof value === 'number' && Number.isFinite(value) && value > minExclusive
+    ? { ok: true as const, value }
+    : { ok: false as const, expected: `a number greater than ${minExclusive}` };
+
+const path = (value: unknown) =>
+  typeof value === 'string' && value.length > 0 && !value.includes('\0')
+    ? { ok: true as const, value }
+    : { ok: false as const, expected: 'a non-empty path' };
+
+const paths = (value: unknown) =>
+  Array.isArray(value) && value.length > 0 && value.every((item) => path(item).ok)
+    ? { ok: true as const, value: [...value] }
+    : { ok: false as const, expected: 'a non-empty list of paths' };
+
+const SKILL_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
+const routing = (value: unknown) => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false as const, expected: 'a map from tool name to skill file name' };
+  }
+  const entries = Object.entries(value as Record<string, unknown>);
+  const bad = entries.find(([, skill]) => typeof skill !== 'string' || !SKILL_NAME.test(skill));
+  return bad
+    ? { ok: false as const, expected: `skill names made of letters, digits, '-' or '_' (tool "${bad[0]}")` }
+    : { ok: true as const, value: Object.fromEntries(entries) };
+};
+
+const oneOf = (...choices: string[]) => (value: unknown) =>
+  typeof value === 'string' && choices.includes(value)
+    ? { ok: true as const, value }
+    : { ok: false as const, expected: `one of ${choices.join(', ')}` };
+
+const asNumber = (text: string): unknown => (text.trim() === '' ? text : Number(text));
+const asList = (text: string): unknown => text.split(',').map((item) => item.trim()).filter(Boolean);
+
+export const SETTINGS: Record<SettingKey, SettingSpec> = {
+  min_repeats: { description: 'How many times a pattern must repeat (inside the window) before it becomes a rule.', default: 3, check: int(1, 1000), fromEnv: asNumber },
+  window_days: { description: 'Rolling window, in days, in which sub-threshold clusters carry over between nights.', default: 7, check: num(0), fromEnv: asNumber },
+  slow_factor: { description: "A success is slow when its duration exceeds this multiple of the tool's baseline.", default: 2, check: num(1), fromEnv: asNumber },
+  baseline_min_samples: { description: 'Successes a tool needs before its duration baseline is trusted.', default: 10, check: int(1, 100_000), fromEnv: asNumber },
+  sample_size: { description: 'Evidence samples kept per cluster (redacted).', default: 5, check: int(1, 50), fromEnv: asNumber },
+  max_line_bytes: { description: 'Longer telemetry lines are counted invalid (line_too_long) without being read.', default: 1 << 20, check: int(256), fromEnv: asNumber },
+  lock_stale_minutes: { description: 'A lock older than this is taken over even if its process seems alive.', default: 60, check: num(0), fromEnv: asNumber },
+  logs: { description: 'Telemetry files to read, relative to the repository root.', default: ['logs/telemetry.jsonl'], check: paths, fromEnv: asList },
+  memory_file: { description: 'The memory file whose "## Derived Rules" section sleep-cycle owns.', default: 'MEMORY.md', check: path, fromEnv: (t) => t },
+  skills_dir: { description: 'Folder of per-tool skill files (skills/<name>.yaml).', default: 'skills', check: path, fromEnv: (t) => t },
+  report_file: { description: 'Where the run report for reviewers is written.', default: 'proposed_memory_updates.md', check: path, fromEnv: (t) => t },
+  state_dir: { description: 'Folder for state.json and the lock.', default: '.sleep-cycle', check: path, fromEnv: (t) => t },
+  safety_rules: { description: 'The safety policy every drafted rule is checked against.', default: 'config/safety-rules.yaml', check: path, fromEnv: (t) => t },
+  routing: { description: 'Tool name -> skill file name: rules for these tools go to skills/<name>.yaml instead of MEMORY.md.', default: {}, check: routing },
+  synthesizer: { description: 'Which rule writer to use: offline (deterministic) or claude.', default: 'offline', check: oneOf('offline', 'claude'), fromEnv: (t) => t },
+};
+
+export const SETTING_KEYS = Object.keys(SETTINGS) as SettingKey[];
+
+export function defaultSettings(): Settings {
+  return structuredClone(
+    Object.fromEntries(SETTING_KEYS.map((key) => [key, SETTINGS[key].default])),
+  ) as unknown as Settings;
+}

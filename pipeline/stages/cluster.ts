@@ -1,0 +1,209 @@
+import { createHash } from 'node:crypto';
+import { redact } from '../synth/redact.js';
+import type { TelemetryEvent } from '../telemetry/event.js';
+
+/** One piece of evidence: where the line is, which input it was, and its redacted message. */
+export interface Evidence {
+  file: string;
+  offset: number;
+  input_hash: string;
+  session_id: string | null;
+  timestamp: string;
+  duration_ms: number;
+  message: string;
+}
+
+/** A normalized first line of the error messages, with how often it was seen. */
+export interface Signature {
+  text: string;
+  count: number;
+}
+
+export type ClusterKind = 'failure' | 'slow';
+
+export interface Cluster {
+  id: string;
+  kind: ClusterKind;
+  tool_name: string;
+  error_category: string | null;
+  count: number;
+  distinct_inputs: number;
+  input_hashes: string[];
+  sessions: string[];
+  first_seen: string;
+  last_seen: string;
+  /** Events per UTC day (YYYY-MM-DD), so carried-over counts can leave the window day by day. */
+  days: Record<string, number>;
+  samples: Evidence[];
+  signatures: Signature[];
+  /** For slow clusters: the baseline (ms) the calls were judged against. */
+  baseline_ms: number | null;
+}
+
+export interface EventRef {
+  file: string;
+  offset: number;
+}
+
+export interface ClusterLimits {
+  sampleSize: number;
+}
+
+const KEPT_IDS = 50;
+const MAX_TRACKED = 10_000;
+const MAX_SIGNATURES = 32;
+
+/** A stable id from the cluster key: the same tool, category and kind get the same id every night. */
+export function clusterId(kind: ClusterKind, toolName: string, category: string | null): string {
+  const key = `${kind}\u0000${toolName}\u0000${category ?? ''}`;
+  return `c-${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
+}
+
+interface Accumulator {
+  id: string;
+  kind: ClusterKind;
+  tool: string;
+  category: string | null;
+  count: number;
+  inputs: Set<string>;
+  sessions: Set<string>;
+  first: number;
+  last: number;
+  days: Map<string, number>;
+  /** Bottom-k sample by a hash of the line's position: bounded, deterministic, order-independent. */
+  samples: { priority: number; event: TelemetryEvent; ref: EventRef; ts: number }[];
+  signatures: Map<string, number>;
+  baseline: number | null;
+}
+
+/** Groups candidate events into clusters as they stream past; memory is bounded per cluster. */
+export class ClusterBuilder {
+  private readonly clusters = new Map<string, Accumulator>();
+
+  constructor(private readonly limits: ClusterLimits) {}
+
+  add(kind: ClusterKind, event: TelemetryEvent, ts: number, ref: EventRef, baseline: number | null = null): void {
+    const category = kind === 'failure' ? failureCategory(event) : null;
+    const mapKey = `${kind}\u0000${event.tool_name}\u0000${category ?? ''}`;
+    let acc = this.clusters.get(mapKey);
+    if (!acc) {
+      acc = newAccumulator(clusterId(kind, event.tool_name, category), kind, event.tool_name, category, ts);
+      this.clusters.set(mapKey, acc);
+    }
+    acc.count += 1;
+    if (acc.inputs.size < MAX_TRACKED) acc.inputs.add(event.input_hash);
+    if (event.session_id && acc.sessions.size < MAX_TRACKED) acc.sessions.add(event.session_id);
+    acc.first = Math.min(acc.first, ts);
+    acc.last = Math.max(acc.last, ts);
+    const day = new Date(ts).toISOString().slice(0, 10);
+    acc.days.set(day, (acc.days.get(day) ?? 0) + 1);
+    if (baseline !== null) acc.baseline = baseline;
+    this.sample(acc, event, ref, ts);
+    if (kind === 'failure') countSignature(acc.signatures, event.error_message);
+  }
+
+  /** The clusters, sorted by id, with every stored message redacted. */
+  finish(): Cluster[] {
+    return [...this.clusters.values()].map(toCluster).sort((a, b) => (a.id < b.id ? -1 : 1));
+  }
+
+  private sample(acc: Accumulator, event: TelemetryEvent, ref: EventRef, ts: number): void {
+    const priority = fnv1a(`${ref.file}:${ref.offset}`);
+    const samples = acc.samples;
+    if (samples.length < this.limits.sampleSize) {
+      samples.push({ priority, event, ref, ts });
+      samples.sort((a, b) => a.priority - b.priority);
+      return;
+    }
+    if (priority >= samples[samples.length - 1]!.priority) return;
+    samples[samples.length - 1] = { priority, event, ref, ts };
+    samples.sort((a, b) => a.priority - b.priority);
+  }
+}
+
+export function failureCategory(event: TelemetryEvent): string {
+  const category = event.error_category?.trim();
+  return category ? category : 'uncategorized';
+}
+
+/** The informative first line of an error message: tags stripped, "Exit code N" skipped, ids masked. */
+export function signatureOf(message: string | undefined): string | null {
+  if (!message) return null;
+  const lines = message
+    .replace(/<\/?tool_use_error>/g, '')
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0 && !/^Exit code \d+$/i.test(line));
+  const first = lines[0];
+  if (!first) return null;
+  return first
+    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<id>')
+    .replace(/\b[0-9a-f]{12,}\b/gi, '<hex>')
+    .replace(/\s+/g, ' ')
+    .slice(0, 160);
+}
+
+function newAccumulator(id: string, kind: ClusterKind, tool: string, category: string | null, ts: number): Accumulator {
+  return {
+    id, kind, tool, category, count: 0, inputs: new Set(), sessions: new Set(), first: ts, last: ts,
+    days: new Map(), samples: [], signatures: new Map(), baseline: null,
+  };
+}
+
+function countSignature(signatures: Map<string, number>, message: string | undefined): void {
+  const signature = signatureOf(message);
+  if (signature === null) return;
+  if (signatures.has(signature) || signatures.size < MAX_SIGNATURES) {
+    signatures.set(signature, (signatures.get(signature) ?? 0) + 1);
+  }
+}
+
+function toCluster(acc: Accumulator): Cluster {
+  const samples = [...acc.samples]
+    .sort((a, b) => a.ts - b.ts || a.ref.offset - b.ref.offset)
+    .map(({ event, ref, ts }) => toEvidence(event, ref, ts));
+  return {
+    id: acc.id,
+    kind: acc.kind,
+    tool_name: acc.tool,
+    error_category: acc.category,
+    count: acc.count,
+    distinct_inputs: acc.inputs.size,
+    input_hashes: [...acc.inputs].sort().slice(0, KEPT_IDS).map(redact),
+    sessions: [...acc.sessions].sort().slice(0, KEPT_IDS).map(redact),
+    first_seen: new Date(acc.first).toISOString(),
+    last_seen: new Date(acc.last).toISOString(),
+    days: Object.fromEntries([...acc.days].sort()),
+    samples,
+    signatures: topSignatures(acc.signatures),
+    baseline_ms: acc.baseline,
+  };
+}
+
+export function toEvidence(event: TelemetryEvent, ref: EventRef, ts: number): Evidence {
+  return {
+    file: ref.file,
+    offset: ref.offset,
+    input_hash: redact(event.input_hash).slice(0, 64),
+    session_id: event.session_id ? redact(event.session_id).slice(0, 80) : null,
+    timestamp: new Date(ts).toISOString(),
+    duration_ms: event.duration_ms,
+    message: redact(event.error_message ?? '').slice(0, 300),
+  };
+}
+
+function topSignatures(signatures: Map<string, number>): Signature[] {
+  return [...signatures]
+    .map(([text, count]) => ({ text: redact(text), count }))
+    .sort((a, b) => b.count - a.count || (a.text < b.text ? -1 : 1))
+    .slice(0, 5);
+}
+
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}

@@ -1,0 +1,135 @@
+import type { RunContext } from '../context.js';
+import type { PendingCluster, State } from '../memory/state.js';
+import type { Cluster, Evidence } from './cluster.js';
+
+export interface PromotedCluster extends Cluster {
+  /** How many of `count` were carried over from earlier nights. */
+  carried_over: number;
+}
+
+export type ClusterOutcome = 'promoted' | 'pending' | 'covered' | 'burned';
+
+export interface Recurrence {
+  rule_id: string;
+  cluster_id: string;
+  count: number;
+  last_seen: string;
+}
+
+export interface GateResult {
+  promoted: PromotedCluster[];
+  outcomes: Record<string, ClusterOutcome>;
+  /** Per cluster: tonight's count plus what earlier nights carried over inside the window. */
+  windowCounts: Record<string, number>;
+  recurrences: Recurrence[];
+  pending: Record<string, PendingCluster>;
+}
+
+const KEPT_IDS = 50;
+
+/**
+ * gate: a cluster becomes a rule candidate when it was seen `min_repeats` times inside the rolling
+ * window, counting what earlier nights carried over. Clusters an active rule already covers, or whose
+ * pattern a human burned, are not proposed again; a covered cluster's recurrence is recorded instead.
+ */
+export async function gate<I extends { state: State; clusters: Cluster[] }>(input: I, ctx: RunContext): Promise<I & GateResult> {
+  return { ...input, ...computeGate(input.clusters, input.state, ctx.settings, ctx.now) };
+}
+
+export function computeGate(
+  clusters: Cluster[],
+  state: State,
+  settings: { min_repeats: number; window_days: number; sample_size: number },
+  now: Date,
+): GateResult {
+  const windowStart = dayOf(now.getTime() - settings.window_days * 86_400_000);
+  const activeRuleByCluster = new Map(
+    Object.values(state.rules).filter((rule) => rule.state === 'active').map((rule) => [rule.cluster_id, rule.id]),
+  );
+  const pending: Record<string, PendingCluster> = {};
+  for (const [id, item] of Object.entries(state.pending)) {
+    const days = inWindow(item.days, windowStart);
+    if (Object.keys(days).length > 0) pending[id] = { ...item, days };
+  }
+  const result: GateResult = { promoted: [], outcomes: {}, windowCounts: {}, recurrences: [], pending };
+
+  for (const cluster of clusters) {
+    result.windowCounts[cluster.id] = cluster.count;
+    const ruleId = activeRuleByCluster.get(cluster.id);
+    if (ruleId) {
+      result.outcomes[cluster.id] = 'covered';
+      result.recurrences.push({ rule_id: ruleId, cluster_id: cluster.id, count: cluster.count, last_seen: cluster.last_seen });
+      delete pending[cluster.id];
+      continue;
+    }
+    if (state.burned[cluster.id]) {
+      result.outcomes[cluster.id] = 'burned';
+      delete pending[cluster.id];
+      continue;
+    }
+    const merged = mergeCarried(cluster, pending[cluster.id], windowStart, settings.sample_size);
+    result.windowCounts[cluster.id] = merged.count;
+    if (merged.count >= settings.min_repeats) {
+      result.outcomes[cluster.id] = 'promoted';
+      result.promoted.push(merged);
+      delete pending[cluster.id];
+    } else {
+      result.outcomes[cluster.id] = 'pending';
+      pending[cluster.id] = toPending(merged);
+    }
+  }
+  return result;
+}
+
+function mergeCarried(cluster: Cluster, carried: PendingCluster | undefined, windowStart: string, sampleSize: number): PromotedCluster {
+  if (!carried) return { ...cluster, carried_over: 0 };
+  // Tonight's events count in full; only what earlier nights carried over must still be in the window.
+  const carriedDays = inWindow(carried.days, windowStart);
+  const carriedCount = Object.values(carriedDays).reduce((sum, n) => sum + n, 0);
+  const days = { ...carriedDays };
+  for (const [day, count] of Object.entries(cluster.days)) days[day] = (days[day] ?? 0) + count;
+  const inputs = union(carried.input_hashes, cluster.input_hashes);
+  return {
+    ...cluster,
+    count: cluster.count + carriedCount,
+    carried_over: carriedCount,
+    distinct_inputs: Math.max(cluster.distinct_inputs, inputs.length),
+    input_hashes: inputs.slice(0, KEPT_IDS),
+    sessions: union(carried.sessions, cluster.sessions).slice(0, KEPT_IDS),
+    first_seen: carried.first_seen < cluster.first_seen ? carried.first_seen : cluster.first_seen,
+    days: Object.fromEntries(Object.entries(days).sort()),
+    samples: mergeSamples(carried.samples, cluster.samples, sampleSize),
+    signatures: mergeSignatures(carried.signatures, cluster.signatures),
+  };
+}
+
+function toPending(cluster: PromotedCluster): PendingCluster {
+  const { id, kind, tool_name, error_category, days, input_hashes, sessions, first_seen, last_seen, samples, signatures } = cluster;
+  return { id, kind, tool_name, error_category, days, input_hashes, sessions, first_seen, last_seen, samples, signatures };
+}
+
+function inWindow(days: Record<string, number>, windowStart: string): Record<string, number> {
+  return Object.fromEntries(Object.entries(days).filter(([day]) => day >= windowStart).sort());
+}
+
+function union(a: string[], b: string[]): string[] {
+  return [...new Set([...a, ...b])].sort();
+}
+
+function mergeSamples(a: Evidence[], b: Evidence[], size: number): Evidence[] {
+  const byPlace = new Map([...a, ...b].map((item) => [`${item.file}:${item.offset}`, item]));
+  return [...byPlace.values()].sort((x, y) => (x.timestamp < y.timestamp ? -1 : 1)).slice(-size);
+}
+
+function mergeSignatures(a: { text: string; count: number }[], b: { text: string; count: number }[]) {
+  const counts = new Map<string, number>();
+  for (const item of [...a, ...b]) counts.set(item.text, (counts.get(item.text) ?? 0) + item.count);
+  return [...counts]
+    .map(([text, count]) => ({ text, count }))
+    .sort((x, y) => y.count - x.count || (x.text < y.text ? -1 : 1))
+    .slice(0, 5);
+}
+
+function dayOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}

@@ -1,0 +1,167 @@
+import { createHash } from 'node:crypto';
+import { isAbsolute, relative, resolve } from 'node:path';
+import type { RunContext } from '../context.js';
+import type { Cursor, State } from '../memory/state.js';
+import { checkEvent, parseTimestamp, type InvalidReason, type TelemetryEvent } from '../telemetry/event.js';
+import { ClusterBuilder, type Cluster } from './cluster.js';
+import { isFailure, SlowDetector, type SlowCall } from './filter.js';
+
+export interface LineCounts {
+  read: number;
+  valid: number;
+  invalid: number;
+  old: number;
+  blank: number;
+  invalid_by_reason: Partial<Record<InvalidReason, number>>;
+}
+
+export interface InvalidLine {
+  file: string;
+  offset: number;
+  reason: InvalidReason;
+}
+
+export interface IngestResult {
+  lines: LineCounts;
+  invalidSamples: InvalidLine[];
+  clusters: Cluster[];
+  baselines: State['baselines'];
+  cursors: Record<string, Cursor>;
+  /** What a reviewer should know about how lines were chosen (fallbacks, missing files). */
+  notices: string[];
+  window: { from: string | null; to: string | null };
+}
+
+const MAX_INVALID_SAMPLES = 20;
+const HEAD_BYTES = 1024;
+const TAIL_BYTES = 256;
+
+/**
+ * ingest (+ filter + cluster, streamed): reads only the lines appended since the last sleep, counts
+ * every line, and folds each valid event straight into the slow detector and the cluster builder so
+ * memory stays bounded by the number of clusters, not by the size of the log.
+ */
+export async function ingest<I extends { state: State; notices: string[] }>(input: I, ctx: RunContext): Promise<I & IngestResult> {
+  const { settings } = ctx;
+  const lines: LineCounts = { read: 0, valid: 0, invalid: 0, old: 0, blank: 0, invalid_by_reason: {} };
+  const invalidSamples: InvalidLine[] = [];
+  const builder = new ClusterBuilder({ sampleSize: settings.sample_size });
+  const detector = new SlowDetector(input.state.baselines, { slowFactor: settings.slow_factor, minSamples: settings.baseline_min_samples });
+  const slow: SlowCall[] = [];
+  const cursors: Record<string, Cursor> = { ...input.state.cursors };
+  const notices: string[] = [];
+  const window = { from: null as number | null, to: null as number | null };
+
+  for (const logPath of settings.logs) {
+    const file = displayPath(ctx.root, logPath);
+    const absolute = resolve(ctx.root, logPath);
+    const start = await chooseStart(absolute, file, input.state, ctx, notices);
+    if (start === null) continue;
+    let lastTs = parseTimestamp(input.state.cursors[file]?.last_timestamp ?? null);
+    const countInvalid = (reason: InvalidReason, offset: number): void => {
+      lines.read += 1;
+      lines.invalid += 1;
+      lines.invalid_by_reason[reason] = (lines.invalid_by_reason[reason] ?? 0) + 1;
+      if (invalidSamples.length < MAX_INVALID_SAMPLES) invalidSamples.push({ file, offset, reason });
+    };
+    const consumed = await ctx.fs.readLines(absolute, start.offset, { maxLineBytes: settings.max_line_bytes }, (line) => {
+      if (line.tooLong) return countInvalid('line_too_long', line.offset);
+      if (line.text.trim() === '') {
+        lines.blank += 1;
+        return;
+      }
+      lines.read += 1;
+      let value: unknown;
+      try {
+        value = JSON.parse(line.text);
+      } catch {
+        return countInvalid('invalid_json', line.offset);
+      }
+      const reason = checkEvent(value);
+      if (reason !== null) return countInvalid(reason, line.offset);
+      const event = value as TelemetryEvent;
+      const ts = parseTimestamp(event.timestamp)!;
+      if (start.cutoff !== null && ts <= start.cutoff) {
+        lines.old += 1;
+        return;
+      }
+      lines.valid += 1;
+      if (lastTs === null || ts > lastTs) lastTs = ts;
+      window.from = window.from === null || ts < window.from ? ts : window.from;
+      window.to = window.to === null || ts > window.to ? ts : window.to;
+      const ref = { file, offset: line.offset };
+      if (isFailure(event)) builder.add('failure', event, ts, ref);
+      else if (event.exit_code === 0) detector.observe(event, ts, ref, slow);
+    });
+    cursors[file] = await buildCursor(absolute, file, consumed, lastTs, ctx);
+  }
+
+  const baselines = detector.finish(slow);
+  for (const call of slow) builder.add('slow', call.event, call.ts, call.ref, call.baseline);
+  return {
+    ...input,
+    lines,
+    invalidSamples,
+    clusters: builder.finish(),
+    baselines,
+    cursors,
+    notices: [...input.notices, ...notices],
+    window: { from: iso(window.from), to: iso(window.to) },
+  };
+}
+
+interface Start {
+  offset: number;
+  /** Lines at or before this time (epoch ms) are old; null reads everything from `offset`. */
+  cutoff: number | null;
+}
+
+async function chooseStart(absolute: string, file: string, state: State, ctx: RunContext, notices: string[]): Promise<Start | null> {
+  const identity = await ctx.fs.identify(absolute);
+  if (!identity) {
+    notices.push(`${file}: no telemetry file yet; nothing to read.`);
+    return null;
+  }
+  if (ctx.options.since !== undefined) {
+    notices.push(`${file}: --since ${ctx.options.since}: read from the start, keeping lines after that time.`);
+    return { offset: 0, cutoff: parseTimestamp(ctx.options.since)! - 1 };
+  }
+  const cursor = state.cursors[file];
+  if (!cursor) return { offset: 0, cutoff: null };
+  const fallbackTs = parseTimestamp(cursor.last_timestamp) ?? parseTimestamp(state.last_sleep);
+  if (identity.size < cursor.offset) {
+    notices.push(`${file}: the file shrank below the cursor (${identity.size} < ${cursor.offset} bytes): it was truncated or replaced, so lines were chosen by timestamp (after ${cursor.last_timestamp ?? state.last_sleep ?? 'the beginning'}).`);
+    return { offset: 0, cutoff: fallbackTs };
+  }
+  const [head, tail] = await fingerprint(absolute, cursor.offset, ctx);
+  if (head !== cursor.head_sha || tail !== cursor.tail_sha) {
+    notices.push(`${file}: the content before the cursor changed: the file was replaced, so lines were chosen by timestamp (after ${cursor.last_timestamp ?? state.last_sleep ?? 'the beginning'}).`);
+    return { offset: 0, cutoff: fallbackTs };
+  }
+  return { offset: cursor.offset, cutoff: null };
+}
+
+async function buildCursor(absolute: string, file: string, offset: number, lastTs: number | null, ctx: RunContext): Promise<Cursor> {
+  const [head_sha, tail_sha] = await fingerprint(absolute, offset, ctx);
+  return { path: file, offset, head_sha, tail_sha, last_timestamp: iso(lastTs) };
+}
+
+async function fingerprint(absolute: string, offset: number, ctx: RunContext): Promise<[string, string]> {
+  const head = (await ctx.fs.readRange(absolute, 0, Math.min(offset, HEAD_BYTES))) ?? Buffer.alloc(0);
+  const tailStart = Math.max(0, offset - TAIL_BYTES);
+  const tail = (await ctx.fs.readRange(absolute, tailStart, offset - tailStart)) ?? Buffer.alloc(0);
+  return [sha16(head), sha16(tail)];
+}
+
+function sha16(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+}
+
+function displayPath(root: string, path: string): string {
+  const rel = isAbsolute(path) ? relative(root, path) : relative(root, resolve(root, path));
+  return rel.split('\\').join('/');
+}
+
+function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}

@@ -1,0 +1,49 @@
+import { relative } from 'node:path';
+import type { RunContext } from '../context.js';
+import { errors } from '../errors.js';
+import { bundledSafetyRulesPath, repoPaths } from '../io/paths.js';
+import { parseState, type State } from '../memory/state.js';
+import { parseSafetyPolicy, type SafetyPolicy } from '../safety/policy.js';
+
+export interface Loaded {
+  state: State;
+  memoryText: string | undefined;
+  /** Skill name -> file text (undefined when the file does not exist yet). */
+  skillTexts: Record<string, string | undefined>;
+  policy: SafetyPolicy;
+  notices: string[];
+}
+
+/**
+ * load: reads everything the pure stages need — state, MEMORY.md, the skill files rules may go to,
+ * and the safety policy. A broken policy stops the run here, before anything is written.
+ */
+export async function load(_input: object, ctx: RunContext): Promise<Loaded> {
+  const paths = repoPaths(ctx.root, ctx.settings);
+  const notices: string[] = [];
+  const state = parseState(await ctx.fs.readText(paths.state), rel(ctx.root, paths.state));
+  const memoryText = await ctx.fs.readText(paths.memory);
+  const skills = new Set(Object.values(ctx.settings.routing));
+  for (const rule of Object.values(state.rules)) {
+    if (rule.target.startsWith('skill:')) skills.add(rule.target.slice('skill:'.length));
+  }
+  const skillTexts: Record<string, string | undefined> = {};
+  for (const skill of [...skills].sort()) skillTexts[skill] = await ctx.fs.readText(paths.skill(skill));
+
+  let policyPath = paths.safetyRules;
+  let policyText = await ctx.fs.readText(policyPath);
+  if (policyText === undefined) {
+    policyPath = bundledSafetyRulesPath();
+    policyText = await ctx.fs.readText(policyPath);
+    if (policyText === undefined) {
+      throw errors.safetyRules(rel(ctx.root, paths.safetyRules), '(file)', 'a safety policy file', 'no file, and no bundled default');
+    }
+    notices.push(`${ctx.settings.safety_rules} not found: drafts were checked against the bundled default policy.`);
+  }
+  const policy = parseSafetyPolicy(policyText, policyPath === paths.safetyRules ? rel(ctx.root, policyPath) : 'bundled default policy');
+  return { state, memoryText, skillTexts, policy, notices };
+}
+
+function rel(root: string, path: string): string {
+  return relative(root, path).split('\\').join('/');
+}

@@ -1,0 +1,72 @@
+import type { RunContext } from '../context.js';
+import { parseMemory } from '../memory/memory-md.js';
+import { parseSkillRules } from '../memory/skills-yaml.js';
+import type { LedgerEntry, State } from '../memory/state.js';
+import { textSha } from '../synth/rule-id.js';
+
+export interface HumanChange {
+  rule_id: string;
+  kind: 'deleted' | 'edited';
+  target: string;
+}
+
+export interface Reconciled {
+  state: State;
+  humanChanges: HumanChange[];
+}
+
+/**
+ * reconcile: reads what humans did to derived rules since the last run. A rule whose line is gone is
+ * rejected and its pattern burned (never proposed again); an edited rule keeps the human's text.
+ */
+export async function reconcile<I extends { state: State; memoryText: string | undefined; skillTexts: Record<string, string | undefined>; notices: string[] }>(
+  input: I,
+  ctx: RunContext,
+): Promise<I & Reconciled> {
+  const notices = [...input.notices];
+  const present = presentRules(input, ctx, notices);
+  const rules: Record<string, LedgerEntry> = {};
+  const burned = { ...input.state.burned };
+  const humanChanges: HumanChange[] = [];
+  for (const [id, rule] of Object.entries(input.state.rules)) {
+    const found = present.get(rule.target);
+    if (rule.state !== 'active' || found === undefined) {
+      rules[id] = rule;
+      continue;
+    }
+    const text = found.get(id);
+    if (text === undefined) {
+      rules[id] = { ...rule, state: 'rejected' };
+      burned[rule.cluster_id] = { rule_id: id, reason: `deleted by a human from ${rule.target}`, at: ctx.now.toISOString() };
+      humanChanges.push({ rule_id: id, kind: 'deleted', target: rule.target });
+    } else if (textSha(text) !== rule.text_sha) {
+      rules[id] = { ...rule, text, text_sha: textSha(text) };
+      humanChanges.push({ rule_id: id, kind: 'edited', target: rule.target });
+    } else {
+      rules[id] = rule;
+    }
+  }
+  return { ...input, notices, state: { ...input.state, rules, burned }, humanChanges };
+}
+
+/** Target -> (rule id -> text) for every target file that exists; a missing file proves nothing. */
+function presentRules(
+  input: { memoryText: string | undefined; skillTexts: Record<string, string | undefined> },
+  ctx: RunContext,
+  notices: string[],
+): Map<string, Map<string, string>> {
+  const present = new Map<string, Map<string, string>>();
+  if (input.memoryText !== undefined) {
+    const parsed = parseMemory(input.memoryText);
+    if (parsed.duplicateHeadings > 0) {
+      notices.push(`${ctx.settings.memory_file} has ${parsed.duplicateHeadings + 1} "## Derived Rules" headings: only the first is managed.`);
+    }
+    present.set('memory', new Map(parsed.rules.map((rule) => [rule.id, rule.text])));
+  }
+  for (const [skill, text] of Object.entries(input.skillTexts)) {
+    if (text === undefined) continue;
+    const rules = parseSkillRules(text, `${ctx.settings.skills_dir}/${skill}.yaml`);
+    present.set(`skill:${skill}`, new Map(rules.map((rule) => [rule.id, rule.text])));
+  }
+  return present;
+}

@@ -1,0 +1,165 @@
+import type { RunContext } from '../context.js';
+import type { State } from '../memory/state.js';
+import type { Cluster, Evidence } from './cluster.js';
+import type { ClusterOutcome, PromotedCluster, Recurrence } from './gate.js';
+import type { InvalidLine, LineCounts } from './ingest.js';
+import type { Plan, Proposal } from './plan.js';
+import type { HumanChange } from './reconcile.js';
+import type { ReviewedDraft } from './validate.js';
+
+export interface ReportInput {
+  lines: LineCounts;
+  invalidSamples: InvalidLine[];
+  window: { from: string | null; to: string | null };
+  clusters: Cluster[];
+  outcomes: Record<string, ClusterOutcome>;
+  promoted: PromotedCluster[];
+  recurrences: Recurrence[];
+  reviewed: ReviewedDraft[];
+  humanChanges: HumanChange[];
+  notices: string[];
+  state: State;
+  plan: Plan;
+}
+
+export interface ReportMeta {
+  now: Date;
+  runId: string;
+  dryRun: boolean;
+  synthesizer: string;
+  memoryFile: string;
+  skillsDir: string;
+}
+
+/** report: renders the plan into proposed_memory_updates.md. Pure and deterministic for the same input and clock. */
+export async function report<I extends ReportInput>(input: I, ctx: RunContext): Promise<I & { reportText: string }> {
+  const meta: ReportMeta = {
+    now: ctx.now, runId: ctx.runId, dryRun: ctx.options.dryRun, synthesizer: ctx.synthesizer.name,
+    memoryFile: ctx.settings.memory_file, skillsDir: ctx.settings.skills_dir,
+  };
+  return { ...input, reportText: renderReport(input, meta) };
+}
+
+export function renderReport(input: ReportInput, meta: ReportMeta): string {
+  const out: string[] = [];
+  const mode = meta.dryRun ? 'dry run: nothing was written but this report' : 'applied';
+  out.push('# Proposed memory updates', '', `_sleep-cycle ${meta.runId} at ${meta.now.toISOString()} (${mode})._`, '');
+  summary(out, input, meta);
+  proposals(out, input, meta, false);
+  proposals(out, input, meta, true);
+  recurrences(out, input);
+  humanChanges(out, input);
+  pendingClusters(out, input);
+  invalidLines(out, input);
+  return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+}
+
+function summary(out: string[], input: ReportInput, meta: ReportMeta): void {
+  const { lines } = input;
+  const count = (outcome: ClusterOutcome) => Object.values(input.outcomes).filter((o) => o === outcome).length;
+  const byStatus = (status: Proposal['status']) => input.plan.proposals.filter((p) => p.status === status).length;
+  out.push('## Summary', '', '| | |', '|---|---|');
+  out.push(`| window | ${input.window.from ?? '–'} → ${input.window.to ?? '–'} |`);
+  out.push(`| lines | ${lines.read} read, ${lines.valid} valid, ${lines.invalid} invalid, ${lines.old} old, ${lines.blank} blank |`);
+  out.push(`| clusters | ${input.clusters.length} (${count('promoted')} promoted, ${count('pending')} pending, ${count('covered')} covered by a rule, ${count('burned')} burned) |`);
+  const accepted = meta.dryRun ? `${byStatus('proposed')} proposed` : `${byStatus('applied')} applied`;
+  out.push(`| rules | ${accepted}, ${byStatus('quarantined')} quarantined, ${byStatus('duplicate')} duplicate |`);
+  out.push(`| synthesizer | ${meta.synthesizer} (LLM calls: 0, tokens: 0) |`, '');
+  if (input.notices.length > 0) {
+    out.push('### Notices', '', ...input.notices.map((notice) => `- ${escapeInline(notice)}`), '');
+  }
+}
+
+function proposals(out: string[], input: ReportInput, meta: ReportMeta, quarantined: boolean): void {
+  const list = input.plan.proposals.filter((p) => (p.status === 'quarantined') === quarantined);
+  out.push(quarantined ? '## Quarantined drafts' : '## Proposed rules', '');
+  if (list.length === 0) {
+    out.push(quarantined ? '_None: every draft passed the safety policy._' : '_No new rules this run._', '');
+    return;
+  }
+  if (quarantined) out.push('These drafts were blocked by the safety policy. They are kept in state for review and never written to memory.', '');
+  const clusters = new Map(input.promoted.map((cluster) => [cluster.id, cluster]));
+  const reviewed = new Map(input.reviewed.map((item) => [item.draft.id, item]));
+  for (const proposal of list) {
+    const cluster = clusters.get(proposal.cluster_id);
+    const verdict = reviewed.get(proposal.id)?.verdict;
+    out.push(`### \`${proposal.id}\` → ${targetName(proposal.target, meta)} (${proposal.status})`, '');
+    out.push(`> ${escapeInline(proposal.text)}`, '');
+    out.push(`- cluster: \`${proposal.cluster_id}\` — ${proposal.kind} of \`${escapeCode(proposal.tool_name)}\`${proposal.error_category ? ` / \`${escapeCode(proposal.error_category)}\`` : ''}`);
+    if (cluster) {
+      const carried = cluster.carried_over > 0 ? ` (${cluster.carried_over} carried over from earlier nights)` : '';
+      out.push(`- seen: ${cluster.count} times${carried}, ${cluster.distinct_inputs} distinct inputs, ${cluster.sessions.length} sessions, ${cluster.first_seen} → ${cluster.last_seen}`);
+    }
+    if (verdict) {
+      const fired = verdict.violations.map((v) => `${v.severity} \`${v.ruleId}\` (${escapeInline(v.reason)})`).join('; ');
+      out.push(`- safety: **${verdict.verdict}** after ${verdict.evaluated.length} policy rules${fired ? `: ${fired}` : ''}`);
+    }
+    for (const reason of proposal.reasons.filter((r) => !verdict?.violations.some((v) => r.includes(v.ruleId)))) {
+      out.push(`- note: ${escapeInline(reason)}`);
+    }
+    if (cluster) evidenceTable(out, cluster.samples);
+    out.push('');
+  }
+}
+
+function evidenceTable(out: string[], samples: Evidence[]): void {
+  if (samples.length === 0) return;
+  out.push('', '| time | session | input | at | ms | message (redacted) |', '|---|---|---|---|---|---|');
+  for (const e of samples) {
+    out.push(`| ${e.timestamp} | ${escapeCell(e.session_id ?? '–')} | \`${escapeCode(e.input_hash)}\` | ${escapeCell(e.file)}:${e.offset} | ${e.duration_ms} | ${escapeCell(e.message) || '–'} |`);
+  }
+}
+
+function recurrences(out: string[], input: ReportInput): void {
+  if (input.recurrences.length === 0) return;
+  out.push('## Failures that continued after a rule', '', 'These clusters already have an active rule; the recurrence was recorded on it.', '');
+  for (const r of input.recurrences) {
+    const rule = input.state.rules[r.rule_id];
+    out.push(`- \`${r.rule_id}\` (${escapeInline(rule?.tool_name ?? '')}): ${r.count} more, last ${r.last_seen}`);
+  }
+  out.push('');
+}
+
+function humanChanges(out: string[], input: ReportInput): void {
+  if (input.humanChanges.length === 0) return;
+  out.push('## Human edits since the last run', '');
+  for (const change of input.humanChanges) {
+    const what = change.kind === 'deleted' ? 'deleted: recorded as rejected, its pattern will not be proposed again' : 'edited: the human text is kept';
+    out.push(`- \`${change.rule_id}\` in ${change.target}: ${what}`);
+  }
+  out.push('');
+}
+
+function pendingClusters(out: string[], input: ReportInput): void {
+  const pending = input.clusters.filter((c) => input.outcomes[c.id] === 'pending');
+  if (pending.length === 0) return;
+  out.push('## Below the threshold (carried over)', '', '| cluster | kind | tool | category | seen tonight |', '|---|---|---|---|---|');
+  for (const c of pending) {
+    out.push(`| \`${c.id}\` | ${c.kind} | \`${escapeCode(c.tool_name)}\` | ${escapeCell(c.error_category ?? '–')} | ${c.count} |`);
+  }
+  out.push('');
+}
+
+function invalidLines(out: string[], input: ReportInput): void {
+  if (input.lines.invalid === 0) return;
+  out.push('## Invalid lines', '', '| reason | count |', '|---|---|');
+  for (const [reason, count] of Object.entries(input.lines.invalid_by_reason).sort()) out.push(`| ${reason} | ${count} |`);
+  out.push('', `First ${input.invalidSamples.length}: ${input.invalidSamples.map((s) => `${escapeCell(s.file)}:${s.offset} (${s.reason})`).join(', ')}`, '');
+}
+
+function targetName(target: string, meta: ReportMeta): string {
+  return target === 'memory' ? meta.memoryFile : `${meta.skillsDir}/${target.slice('skill:'.length)}.yaml`;
+}
+
+/** Log text is data: no HTML, no markdown structure, one line. */
+function escapeInline(text: string): string {
+  return text.replace(/[\r\n]+/g, ' ').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function escapeCell(text: string): string {
+  return escapeInline(text).replace(/\|/g, '\\|').replace(/`/g, "'");
+}
+
+function escapeCode(text: string): string {
+  return text.replace(/[\r\n`|]/g, ' ');
+}

@@ -1,0 +1,78 @@
+import type { PromotedCluster } from '../stages/gate.js';
+import { failureAdvice, slowAdvice } from './advice.js';
+import type { DraftRule, Synthesizer, SynthesizeRequest } from './port.js';
+import { redact } from './redact.js';
+import { ruleId } from './rule-id.js';
+import { scanInstructionLike } from './scan.js';
+
+const MAX_QUOTE = 90;
+
+/**
+ * The deterministic rule writer: same cluster in, same rule out. It quotes the common error text only
+ * after redaction and only when the scanner finds nothing instruction-like in it; the advice itself
+ * comes from our own table, so nothing an attacker wrote into a log becomes an instruction.
+ */
+export function createOfflineSynthesizer(): Synthesizer {
+  return {
+    name: 'offline',
+    async draft(request: SynthesizeRequest): Promise<DraftRule> {
+      return draftOffline(request);
+    },
+  };
+}
+
+export function draftOffline({ cluster, target }: SynthesizeRequest): DraftRule {
+  const notes: string[] = [];
+  const text = cluster.kind === 'slow' ? slowRule(cluster) : failureRule(cluster, notes);
+  return {
+    id: ruleId(cluster.id, text),
+    clusterId: cluster.id,
+    kind: cluster.kind,
+    toolName: cluster.tool_name,
+    errorCategory: cluster.error_category,
+    text,
+    target,
+    synthesizer: 'offline',
+    notes,
+  };
+}
+
+function failureRule(cluster: PromotedCluster, notes: string[]): string {
+  const category = cluster.error_category ?? 'uncategorized';
+  const signature = cluster.signatures[0]?.text ?? null;
+  const quote = quotable(signature, notes);
+  const advice = failureAdvice(signature, category);
+  const tool = safeName(cluster.tool_name);
+  const what = `${tool} failed ${cluster.count} times with ${category}${quote ? ` ('${quote}')` : ''}`;
+  return `${what}: ${advice}.`;
+}
+
+function slowRule(cluster: PromotedCluster): string {
+  const tool = safeName(cluster.tool_name);
+  const slowest = Math.max(...cluster.samples.map((sample) => sample.duration_ms), 0);
+  const baseline = cluster.baseline_ms !== null ? ` against a ${cluster.baseline_ms} ms baseline` : '';
+  return `${tool} ran slow ${cluster.count} times (up to ${slowest} ms${baseline}): ${slowAdvice(cluster.tool_name)}.`;
+}
+
+/** The signature, shortened to a clean single line, or null when it must not be quoted. */
+function quotable(signature: string | null, notes: string[]): string | null {
+  if (!signature) return null;
+  const scan = scanInstructionLike(signature);
+  if (scan.flagged) {
+    notes.push(`error text withheld: instruction-like (${[...new Set(scan.findings.map((f) => f.kind))].join(', ')})`);
+    return null;
+  }
+  const clean = redact(signature)
+    .replace(/^(?:fatal|error|warning):\s*/i, '')
+    .replace(/[\u0000-\u001f\u007f`]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (clean.length === 0) return null;
+  return clean.length > MAX_QUOTE ? `${clean.slice(0, MAX_QUOTE - 1).trimEnd()}…` : clean;
+}
+
+/** Tool names come from logs too: keep them to the characters tool names are made of. */
+function safeName(name: string): string {
+  const clean = name.replace(/[^\w.:@/-]/g, '_').slice(0, 64);
+  return clean.length > 0 ? clean : 'unknown_tool';
+}

@@ -1,0 +1,30 @@
+import type { PromotedCluster } from '../stages/gate.js';
+
+/** Where an accepted rule is written: MEMORY.md's `## Derived Rules`, or `skills/<skill>.yaml`. */
+export type RuleTarget = { kind: 'memory' } | { kind: 'skill'; skill: string };
+
+/** A rule text drafted for one promoted cluster, before the safety check. */
+export interface DraftRule {
+  /** Rule id: `r-` + 6 hex, derived from the cluster id and the text. */
+  id: string;
+  clusterId: string;
+  kind: 'failure' | 'slow';
+  toolName: string;
+  errorCategory: string | null;
+  text: string;
+  target: RuleTarget;
+  synthesizer: string;
+  /** Problems the synthesizer itself noticed (e.g. instruction-like evidence it refused to quote). */
+  notes: string[];
+}
+
+export interface SynthesizeRequest {
+  cluster: PromotedCluster;
+  target: RuleTarget;
+}
+
+/** The port every rule writer implements: offline (deterministic) now, Claude next. */
+export interface Synthesizer {
+  readonly name: string;
+  draft(request: SynthesizeRequest): Promise<DraftRule>;
+}

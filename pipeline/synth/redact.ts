@@ -1,0 +1,258 @@
+/**
+ * The one redactor. Every piece of untrusted log text passes through `redact` before it reaches a
+ * rule, a report, state, stdout, a prompt or git (see ARCHITECTURE.md, "Principles").
+ *
+ * Design choices a maintainer should know:
+ * - Rules run in a fixed order, most specific first, so a GitHub token inside a URL password is
+ *   labelled `github_token`, not `url_password`.
+ * - No rule matches a `[REDACTED:<kind>]` marker, which makes `redact` idempotent: a value that
+ *   starts with a marker is skipped (`(?!\[REDACTED:)`) and no marker kind is a secret shape.
+ * - Every pattern that starts with a repeated character class is anchored by a look-behind that
+ *   excludes the same class, so it is tried once per run of characters: hostile input cannot make it
+ *   quadratic.
+ */
+
+/**
+ * A secret shape. `render` returns the replacement, or undefined to leave this match alone. With
+ * `rescan`, a declined match is not consumed: a declined `key: value` may hide a real pair inside it.
+ * Rules whose declined match cannot hide one leave it off, which keeps hostile input linear.
+ */
+interface SecretRule {
+  readonly kind: string;
+  readonly pattern: RegExp;
+  readonly render?: (m: RegExpExecArray) => string | undefined;
+  readonly rescan?: boolean;
+}
+
+const mark = (kind: string): string => `[REDACTED:${kind}]`;
+const group = (m: RegExpExecArray, i: number): string => m[i] ?? '';
+
+/** Words that make a neighbouring value a secret in `key=value` shapes (the key must end with one). */
+const PAIR_KEY = String.raw`(?<![\w.-])([\w.-]*?(?:passw(?:or)?d|pwd|passphrase|[_.-]pass|secret|token|api[_.-]?key|secret[_.-]?(?:access[_.-]?)?key))`;
+/** `=`, `:`, `:=` or `=>`, with the key's closing quote (plain or JSON-escaped) and spaces. */
+const PAIR_SEP = String.raw`(\\?["']?[ \t]*(?:=>|:=|[:=])[ \t]*)`;
+/** A quoted value, closed by the same quote, or cut off at the end of the line (truncated logs). */
+const QUOTED_VALUE = String.raw`(\\?["'])(?!\[REDACTED:)((?:(?!\3)(?:\\.?|[^\\\n]))+)(\3|(?=\r?\n)|$)`;
+const BARE_VALUE = String.raw`(?!["'\\]|\[REDACTED:)([^\s"'\`,;&]+)`;
+/** Looser words for the entropy check: the key may merely contain one (`aws_key_id`, `authHeader`). */
+const ENTROPY_WORDS = 'key|secret|token|credential|auth|passw|pwd|private|signature';
+const ENTROPY_VALUE = String.raw`(?!\[REDACTED:)([\w+/.~-]{20,}={0,2})`;
+const AUTH_SCHEMES = 'bearer|basic|token|bot|digest|negotiate';
+
+export const SECRET_KINDS: readonly string[] = [
+  'private_key', 'jwt', 'anthropic_key', 'openai_key', 'stripe_key', 'github_token', 'gitlab_token',
+  'slack_webhook', 'slack_token', 'google_api_key', 'npm_token', 'aws_access_key', 'sendgrid_key',
+  'huggingface_token', 'bearer_token', 'basic_auth', 'authorization', 'url_password', 'aws_secret_key',
+  'password', 'secret', 'token', 'api_key', 'high_entropy',
+];
+
+/** Cheap gate: text without any of these substrings cannot match a rule, so it is returned as is. */
+const TRIGGER =
+  /AKIA|ASIA|gh[pousr]_|github_pat_|glpat-|xox|xapp-|hooks\.slack|sk-|[rs]k_|AIza|npm_|eyJ|SG\.|hf_|-----BEGIN|:\/\/|pass|pwd|secret|token|key|auth|bearer|credential|signature|private/i;
+
+/** Kind of a `key=value` pair, by the word the key ends with. */
+function pairKind(key: string): string {
+  const k = key.toLowerCase();
+  if (/secret(?:[_.-]?(?:access[_.-]?)?key)?$/.test(k)) return 'secret';
+  if (k.endsWith('token')) return 'token';
+  if (/api[_.-]?key$/.test(k)) return 'api_key';
+  return 'password';
+}
+
+/**
+ * Passwords and secrets are always redacted. `token`/`api_key` followed by a bare `:` also occur in
+ * ordinary parser errors ("Unexpected token: }"), so there the value must look like a credential.
+ */
+function isSecretPair(key: string, sep: string, value: string, quoted: boolean): boolean {
+  const kind = pairKind(key);
+  // `PWD=/repo` in an environment dump is the working directory, not a password.
+  if (/^(?:old)?pwd$/i.test(key) && /^[~/]/.test(value)) return false;
+  if (kind === 'password' || kind === 'secret' || quoted || sep.includes('=')) return true;
+  return /[A-Za-z0-9]/.test(value) && (/\d/.test(value) || value.length >= 12);
+}
+
+function renderQuotedPair(m: RegExpExecArray): string | undefined {
+  const [key, sep] = [group(m, 1), group(m, 2)];
+  if (!isSecretPair(key, sep, group(m, 4), true)) return undefined;
+  return `${key}${sep}${group(m, 3)}${mark(pairKind(key))}${group(m, 5)}`;
+}
+
+function renderBarePair(m: RegExpExecArray): string | undefined {
+  const [key, sep, value] = [group(m, 1), group(m, 2), group(m, 3)];
+  if (!isSecretPair(key, sep, value, false)) return undefined;
+  return `${key}${sep}${mark(pairKind(key))}`;
+}
+
+/** Shannon entropy in bits per character. */
+function entropy(s: string): number {
+  const counts = new Map<string, number>();
+  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let bits = 0;
+  for (const n of counts.values()) bits -= (n / s.length) * Math.log2(n / s.length);
+  return bits;
+}
+
+/** Random-looking: mixed character classes and high entropy. Paths are excluded: they are not secrets. */
+function looksRandom(value: string): boolean {
+  if (/^(?:~|\.\.?)?\/[\w.-]+\//.test(value)) return false;
+  const mixed = /\d/.test(value) ? /[A-Za-z]/.test(value) : /[a-z]/.test(value) && /[A-Z]/.test(value);
+  return value.length >= 20 && mixed && entropy(value) >= 3.5;
+}
+
+function renderEntropy(m: RegExpExecArray): string | undefined {
+  return looksRandom(group(m, 3)) ? `${group(m, 1)}${group(m, 2)}${mark('high_entropy')}` : undefined;
+}
+
+function renderAuthorization(m: RegExpExecArray): string {
+  const scheme = group(m, 3);
+  const kind = { bearer: 'bearer_token', basic: 'basic_auth' }[scheme.toLowerCase()] ?? 'authorization';
+  return `${group(m, 1)}${group(m, 2)}${scheme}${group(m, 4)}${mark(kind)}`;
+}
+
+const whole = (kind: string, source: string, flags = 'g'): SecretRule => ({ kind, pattern: new RegExp(source, flags) });
+
+const RULES: readonly SecretRule[] = [
+  // A PEM block first: its base64 body would otherwise feed the generic rules. No END: to end of text.
+  whole('private_key', String.raw`-----BEGIN[ A-Z0-9]*PRIVATE KEY[ A-Z]*(?:-----)?[\s\S]*?(?:-----END[ A-Z0-9]*PRIVATE KEY[ A-Z]*-----|$)`),
+  whole('jwt', String.raw`\beyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]*`),
+  whole('anthropic_key', String.raw`\bsk-ant-[\w-]{20,}`),
+  // OpenAI keys always hold a digit; the check keeps words like "sk-learn-..." intact.
+  { kind: 'openai_key', pattern: /\bsk-[\w-]{20,}/g, render: (m) => (/\d/.test(m[0]) ? mark('openai_key') : undefined) },
+  whole('stripe_key', String.raw`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}`),
+  whole('github_token', String.raw`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,})`),
+  whole('gitlab_token', String.raw`\bglpat-[\w-]{20,}`),
+  {
+    kind: 'slack_webhook',
+    pattern: /(https?:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/)[\w/+-]{8,}/gi,
+    render: (m) => `${group(m, 1)}${mark('slack_webhook')}`,
+  },
+  whole('slack_token', String.raw`\b(?:xox[abposr]|xapp)-[\w-]{10,}`),
+  whole('google_api_key', String.raw`\bAIza[\w-]{30,}`),
+  whole('npm_token', String.raw`\bnpm_[A-Za-z0-9]{30,}`),
+  whole('aws_access_key', String.raw`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`),
+  whole('sendgrid_key', String.raw`\bSG\.[\w-]{16,}\.[\w-]{16,}`),
+  whole('huggingface_token', String.raw`\bhf_[A-Za-z0-9]{30,}`),
+  {
+    // The scheme word is kept for the reader; a lone scheme word is never taken for the credential.
+    kind: 'authorization',
+    pattern: new RegExp(
+      String.raw`\b((?:proxy-)?authorization)(\\?["']?[ \t]*[:=][ \t]*\\?["']?)(?:(${AUTH_SCHEMES})([ \t]+))?(?!(?:${AUTH_SCHEMES})\b)(?!\[REDACTED:)[^\s"'\\,;]+`,
+      'gi',
+    ),
+    render: renderAuthorization,
+  },
+  {
+    kind: 'bearer_token',
+    pattern: /\b(bearer[ \t]+)(?!\[REDACTED:)[\w.~+/=-]{8,}/gi,
+    // Real bearer tokens hold a digit; prose ("bearer authentication") does not.
+    render: (m) => (/\d/.test(m[0]) ? `${group(m, 1)}${mark('bearer_token')}` : undefined),
+  },
+  {
+    kind: 'url_password',
+    pattern: /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s:/?#@"'<>]*:)(?!\[REDACTED:)[^\s@/?#"'<>]+@/gi,
+    render: (m) => `${group(m, 1)}${mark('url_password')}@`,
+  },
+  {
+    kind: 'aws_secret_key',
+    pattern: new RegExp(String.raw`(?<![\w.-])([\w.-]+)${PAIR_SEP}\\?["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`, 'g'),
+    render: (m) =>
+      /aws.*secret|secret_?access_?key/i.test(group(m, 1))
+        ? `${m[0].slice(0, m[0].length - group(m, 3).length)}${mark('aws_secret_key')}`
+        : undefined,
+    rescan: true,
+  },
+  { kind: 'password', pattern: new RegExp(PAIR_KEY + PAIR_SEP + QUOTED_VALUE, 'gi'), render: renderQuotedPair, rescan: true },
+  { kind: 'password', pattern: new RegExp(PAIR_KEY + PAIR_SEP + BARE_VALUE, 'gi'), render: renderBarePair, rescan: true },
+  {
+    // Command-line flags: `--password hunter2`, `--token "abc"`.
+    kind: 'password',
+    pattern: new RegExp(String.raw`(?<![\w-])(--?[\w-]*?(?:passw(?:or)?d|secret|token|api[_-]?key))([ \t]+)(?!-)${BARE_VALUE}`, 'gi'),
+    render: renderBarePair,
+    rescan: true,
+  },
+  {
+    kind: 'password',
+    pattern: new RegExp(String.raw`(?<![\w-])(--?[\w-]*?(?:passw(?:or)?d|secret|token|api[_-]?key))([ \t]+)${QUOTED_VALUE}`, 'gi'),
+    render: renderQuotedPair,
+    rescan: true,
+  },
+  {
+    kind: 'high_entropy',
+    pattern: new RegExp(
+      String.raw`(?<![\w.-])(?=[\w.-]*?(?:${ENTROPY_WORDS}))([\w.-]+)(\\?["']?[ \t]*(?:=>|:=|[:=])[ \t]*\\?["']?)${ENTROPY_VALUE}`,
+      'gi',
+    ),
+    render: renderEntropy,
+    rescan: true,
+  },
+  {
+    // "invalid token AbC123…": only when the word right before the value ends with a key-like name.
+    kind: 'high_entropy',
+    pattern: new RegExp(String.raw`(?<![\w.-])([\w.-]*?(?:key|secret|token|credentials?|auth|passw(?:or)?d|pwd))([ \t]+)${ENTROPY_VALUE}`, 'gi'),
+    render: renderEntropy,
+    rescan: true,
+  },
+];
+
+/** Applies one rule to the whole text. */
+function applyRule(text: string, rule: SecretRule): string {
+  const re = rule.pattern;
+  let out = '';
+  let last = 0;
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const replacement = rule.render ? rule.render(m) : mark(rule.kind);
+    if (replacement === undefined) {
+      re.lastIndex = rule.rescan === true ? m.index + 1 : m.index + m[0].length;
+      continue;
+    }
+    out += text.slice(last, m.index) + replacement;
+    last = m.index + m[0].length;
+    re.lastIndex = last;
+  }
+  return last === 0 ? text : out + text.slice(last);
+}
+
+/** Replaces every secret in `text` with `[REDACTED:<kind>]`. Pure, deterministic and idempotent. */
+export function redact(text: string): string {
+  if (!TRIGGER.test(text)) return text;
+  let out = text;
+  for (const rule of RULES) out = applyRule(out, rule);
+  return out;
+}
+
+/** Keys whose whole string value is a secret, whatever it looks like (`{"password": "x"}`). */
+const SECRET_KEY = /(?:passw(?:or)?d|pwd|passphrase|[_.-]pass|secret|token|api[_.-]?key|secret[_.-]?(?:access[_.-]?)?key)$/i;
+const ENTROPY_KEY = new RegExp(ENTROPY_WORDS, 'i');
+
+function redactValue(value: string, key: string | undefined): string {
+  if (key !== undefined && value !== '' && !value.startsWith('[REDACTED:')) {
+    if (SECRET_KEY.test(key) && isSecretPair(key, '=', value, true)) return mark(pairKind(key));
+    if (ENTROPY_KEY.test(key) && looksRandom(value)) return mark('high_entropy');
+  }
+  return redact(value);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function redactNode(value: unknown, key: string | undefined): unknown {
+  if (typeof value === 'string') return redactValue(value, key);
+  if (Array.isArray(value)) return value.map((item: unknown) => redactNode(item, key));
+  if (isPlainObject(value)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [redact(k), redactNode(v, k)]));
+  }
+  return value;
+}
+
+/**
+ * Returns a copy of JSON-like data with every string redacted. Unlike `redact` on each string, it sees
+ * the property name, so `{password: "x"}` loses its value even though "x" alone looks harmless.
+ * Other objects (Date, Map, class instances) are returned as they are.
+ */
+export function redactDeep<T>(value: T): T {
+  return redactNode(value, undefined) as T;
+}

@@ -1,0 +1,62 @@
+/** The telemetry event contract (see ARCHITECTURE.md) and its fast type guard. */
+export interface TelemetryEvent {
+  timestamp: string | number;
+  tool_name: string;
+  input_hash: string;
+  exit_code: number;
+  duration_ms: number;
+  error_category?: string;
+  error_message?: string;
+  session_id?: string;
+  agent?: string;
+  memory_refs?: string[];
+}
+
+export type InvalidReason =
+  | 'invalid_json'
+  | 'not_an_object'
+  | 'bad_timestamp'
+  | 'bad_tool_name'
+  | 'bad_input_hash'
+  | 'bad_exit_code'
+  | 'bad_duration_ms'
+  | 'bad_optional_field'
+  | 'line_too_long';
+
+/**
+ * Returns null for a valid event, or the first reason it breaks the contract. Hand-written checks
+ * instead of a schema library: this runs once per line on the hot path.
+ */
+export function checkEvent(value: unknown): InvalidReason | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not_an_object';
+  const e = value as Record<string, unknown>;
+  if (parseTimestamp(e.timestamp) === null) return 'bad_timestamp';
+  if (typeof e.tool_name !== 'string' || e.tool_name.length === 0 || e.tool_name.length > 200) return 'bad_tool_name';
+  if (typeof e.input_hash !== 'string' || e.input_hash.length === 0 || e.input_hash.length > 200) return 'bad_input_hash';
+  if (!Number.isInteger(e.exit_code)) return 'bad_exit_code';
+  if (typeof e.duration_ms !== 'number' || !(e.duration_ms >= 0) || !Number.isFinite(e.duration_ms)) return 'bad_duration_ms';
+  if (!optionalString(e.error_category) || !optionalString(e.error_message)) return 'bad_optional_field';
+  if (!optionalString(e.session_id) || !optionalString(e.agent)) return 'bad_optional_field';
+  if (e.memory_refs !== undefined && !isStringArray(e.memory_refs)) return 'bad_optional_field';
+  return null;
+}
+
+export function isTelemetryEvent(value: unknown): value is TelemetryEvent {
+  return checkEvent(value) === null;
+}
+
+/** Epoch milliseconds of an ISO-8601 string or epoch-ms number, or null when it is neither. */
+export function parseTimestamp(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value : null;
+  if (typeof value !== 'string' || value.length < 10 || value.length > 40) return null;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+function optionalString(value: unknown): boolean {
+  return value === undefined || value === null || typeof value === 'string';
+}
+
+function isStringArray(value: unknown): boolean {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
