@@ -39,10 +39,10 @@ banner('git log --stat -1');
 process.stdout.write(git('log', '--stat', '-1', '--format=%h %s'));
 banner('MEMORY.md: ## Derived Rules');
 const memory = readFileSync(join(repo, 'MEMORY.md'), 'utf8');
-process.stdout.write(memory.slice(memory.indexOf('## Derived Rules')));
+process.stdout.write(memory.slice(memory.lastIndexOf('\n## Derived Rules') + 1));
 banner('skills/git.yaml: derived_rules');
 const skill = readFileSync(join(repo, 'skills/git.yaml'), 'utf8');
-process.stdout.write(skill.slice(skill.indexOf('derived_rules')));
+process.stdout.write(skill.slice(skill.lastIndexOf('\nderived_rules:') + 1));
 
 banner('3. sleep-cycle run --dry-run again   (nothing new since the last sleep)');
 code = await runCli(['run', '--dry-run'], deps);

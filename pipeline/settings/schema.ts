@@ -3,6 +3,7 @@ export interface Settings {
   min_repeats: number;
   window_days: number;
   slow_factor: number;
+  slow_min_ms: number;
   baseline_min_samples: number;
   sample_size: number;
   max_line_bytes: number;
@@ -72,6 +73,7 @@ export const SETTINGS: Record<SettingKey, SettingSpec> = {
   min_repeats: { description: 'How many times a pattern must repeat (inside the window) before it becomes a rule.', default: 3, check: int(1, 1000), fromEnv: asNumber },
   window_days: { description: 'Rolling window, in days, in which sub-threshold clusters carry over between nights.', default: 7, check: num(0), fromEnv: asNumber },
   slow_factor: { description: "A success is slow when its duration exceeds this multiple of the tool's baseline.", default: 2, check: num(1), fromEnv: asNumber },
+  slow_min_ms: { description: 'A success shorter than this (ms) is never slow, whatever its baseline: a 150 ms call is not worth a rule.', default: 1000, check: int(0), fromEnv: asNumber },
   baseline_min_samples: { description: 'Successes a tool needs before its duration baseline is trusted.', default: 10, check: int(1, 100_000), fromEnv: asNumber },
   sample_size: { description: 'Evidence samples kept per cluster (redacted).', default: 5, check: int(1, 50), fromEnv: asNumber },
   max_line_bytes: { description: 'Longer telemetry lines are counted invalid (line_too_long) without being read.', default: 1 << 20, check: int(256), fromEnv: asNumber },

@@ -20,6 +20,8 @@ export interface SlowCall {
 export interface SlowDetectorOptions {
   slowFactor: number;
   minSamples: number;
+  /** Calls shorter than this are never slow. */
+  minMs: number;
 }
 
 interface ToolTally {
@@ -90,7 +92,7 @@ export class SlowDetector {
   }
 
   private judge(event: TelemetryEvent, ts: number, ref: EventRef, baseline: number, slow: SlowCall[]): void {
-    if (baseline > 0 && event.duration_ms > this.options.slowFactor * baseline) {
+    if (baseline > 0 && event.duration_ms > this.options.slowFactor * baseline && event.duration_ms >= this.options.minMs) {
       slow.push({ event, ts, ref, baseline: Math.round(baseline) });
     }
   }

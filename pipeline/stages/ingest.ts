@@ -46,7 +46,11 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
   const lines: LineCounts = { read: 0, valid: 0, invalid: 0, old: 0, blank: 0, invalid_by_reason: {} };
   const invalidSamples: InvalidLine[] = [];
   const builder = new ClusterBuilder({ sampleSize: settings.sample_size });
-  const detector = new SlowDetector(input.state.baselines, { slowFactor: settings.slow_factor, minSamples: settings.baseline_min_samples });
+  const detector = new SlowDetector(input.state.baselines, {
+    slowFactor: settings.slow_factor,
+    minSamples: settings.baseline_min_samples,
+    minMs: settings.slow_min_ms,
+  });
   const slow: SlowCall[] = [];
   const cursors: Record<string, Cursor> = { ...input.state.cursors };
   const notices: string[] = [];

@@ -68,6 +68,9 @@ function quotable(signature: string | null, notes: string[]): string | null {
     .replace(/\s+/g, ' ')
     .trim();
   if (clean.length === 0) return null;
+  // The first sentence usually names the problem; what follows (lists, paths, hints) is noise in a rule.
+  const sentence = /^(.{20,}?[.!?])\s/.exec(clean)?.[1];
+  if (sentence && sentence.length <= MAX_QUOTE) return sentence;
   return clean.length > MAX_QUOTE ? `${clean.slice(0, MAX_QUOTE - 1).trimEnd()}…` : clean;
 }
 
