@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 
 /** One complete line: its text (without CR/LF), where it starts, and where the next line starts. */
 export interface RawLine {
@@ -32,6 +32,7 @@ export async function readLines(
 ): Promise<number> {
   const handle = await open(path, 'r');
   try {
+    if (start === 0 && (await startsWithBom(handle))) start = BOM.length;
     const state = new LineSplitter(start, options.maxLineBytes, onLine);
     const buffer = Buffer.allocUnsafe(options.chunkBytes ?? 1 << 20);
     let position = start;
@@ -65,11 +66,6 @@ class LineSplitter {
 
   push(chunk: Buffer, chunkOffset: number): void {
     let pos = 0;
-    if (chunkOffset === 0 && hasBom(chunk)) {
-      pos = BOM.length;
-      this.lineStart = BOM.length;
-      this.consumed = BOM.length;
-    }
     for (;;) {
       const nl = chunk.indexOf(NEWLINE, pos);
       if (nl === -1) {
@@ -118,6 +114,8 @@ class LineSplitter {
   }
 }
 
-function hasBom(chunk: Buffer): boolean {
-  return chunk.length >= 3 && chunk[0] === BOM[0] && chunk[1] === BOM[1] && chunk[2] === BOM[2];
+async function startsWithBom(handle: FileHandle): Promise<boolean> {
+  const head = Buffer.alloc(BOM.length);
+  const { bytesRead } = await handle.read(head, 0, BOM.length, 0);
+  return bytesRead === BOM.length && head[0] === BOM[0] && head[1] === BOM[1] && head[2] === BOM[2];
 }

@@ -33,7 +33,11 @@ const PAIR_KEY = String.raw`(?<![\w.-])([\w.-]*?(?:passw(?:or)?d|pwd|passphrase|
 const PAIR_SEP = String.raw`(\\?["']?[ \t]*(?:=>|:=|[:=])[ \t]*)`;
 /** A quoted value, closed by the same quote, or cut off at the end of the line (truncated logs). */
 const QUOTED_VALUE = String.raw`(\\?["'])(?!\[REDACTED:)((?:(?!\3)(?:\\.?|[^\\\n]))+)(\3|(?=\r?\n)|$)`;
-const BARE_VALUE = String.raw`(?!["'\\]|\[REDACTED:)([^\s"'\`,;&]+)`;
+/**
+ * An unquoted value ends at whitespace, a quote, or a `&` `,` `;` that starts the next pair
+ * (`?token=a&page=2`, `Password=a;Server=b`); inside a value those characters are kept (`Tr0ub&3`).
+ */
+const BARE_VALUE = String.raw`(?!["'\\]|\[REDACTED:)((?:[^\s"'\`,;&]|[,;&](?=[^\s"'\`,;&])(?![\w.-]+[=:]))+)`;
 /** Looser words for the entropy check: the key may merely contain one (`aws_key_id`, `authHeader`). */
 const ENTROPY_WORDS = 'key|secret|token|credential|auth|passw|pwd|private|signature';
 const ENTROPY_VALUE = String.raw`(?!\[REDACTED:)([\w+/.~-]{20,}={0,2})`;

@@ -1,0 +1,60 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readLines, type RawLine } from '../../pipeline/io/line-reader.js';
+
+function file(content: string | Buffer): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'lr-')), 'log.jsonl');
+  writeFileSync(path, content);
+  return path;
+}
+
+async function collect(path: string, start = 0, chunkBytes = 1 << 20, maxLineBytes = 1 << 20) {
+  const out: RawLine[] = [];
+  const end = await readLines(path, start, { chunkBytes, maxLineBytes }, (line) => out.push(line));
+  return { out, end };
+}
+
+describe('readLines', () => {
+  it.each([1, 2, 3, 7, 64, 1 << 20])('gives the same lines and byte offsets with %i-byte chunks', async (chunk) => {
+    const text = 'α{"a":1}\r\n\nβγ\nlast\n';
+    const { out, end } = await collect(file(text), 0, chunk);
+    expect(out.map((l) => [l.text, l.offset, l.next])).toEqual([
+      ['α{"a":1}', 0, 11],
+      ['', 11, 12],
+      ['βγ', 12, 17],
+      ['last', 17, 22],
+    ]);
+    expect(end).toBe(Buffer.byteLength(text));
+  });
+
+  it('skips a UTF-8 BOM at the start of the file', async () => {
+    const { out } = await collect(file(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('x\ny\n')])), 0, 2);
+    expect(out.map((l) => [l.text, l.offset])).toEqual([['x', 3], ['y', 5]]);
+  });
+
+  it('does not consume a torn last line: the cursor stops before it', async () => {
+    const { out, end } = await collect(file('one\ntwo\nthr'));
+    expect(out.map((l) => l.text)).toEqual(['one', 'two']);
+    expect(end).toBe(8);
+  });
+
+  it('starts at a byte offset', async () => {
+    const { out } = await collect(file('one\ntwo\nthree\n'), 4);
+    expect(out.map((l) => [l.text, l.offset])).toEqual([['two', 4], ['three', 8]]);
+  });
+
+  it('reports an over-long line without buffering it, and reads the lines around it', async () => {
+    const huge = 'x'.repeat(5000);
+    const { out, end } = await collect(file(`a\n${huge}\nb\n`), 0, 256, 1000);
+    expect(out.map((l) => [l.text, l.tooLong, l.offset])).toEqual([['a', false, 0], ['', true, 2], ['b', false, 5003]]);
+    expect(end).toBe(5005);
+  });
+
+  it('an over-long torn last line is not consumed either', async () => {
+    const { out, end } = await collect(file(`a\n${'y'.repeat(3000)}`), 0, 256, 1000);
+    expect(out.map((l) => l.text)).toEqual(['a']);
+    expect(end).toBe(2);
+  });
+});
