@@ -27,6 +27,8 @@ export interface RunContext {
   git: GitPort;
   synthesizer: Synthesizer;
   logger: Logger;
+  /** What the entry point decided that the report should say (e.g. which synthesizer and why). */
+  startupNotices: string[];
 }
 
 export const silentLogger: Logger = { info: () => {}, warn: () => {} };

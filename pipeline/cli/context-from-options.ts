@@ -54,5 +54,12 @@ export function buildRunContext(deps: CliDeps, root: string, settings: Settings,
     git: deps.git,
     synthesizer: createOfflineSynthesizer(),
     logger,
+    startupNotices: synthesizerNotices(settings, deps.env),
   };
+}
+
+/** The Claude synthesizer arrives with its own issue; until then say plainly that rules were written offline. */
+function synthesizerNotices(settings: Settings, env: Record<string, string | undefined>): string[] {
+  const wanted = settings.synthesizer === 'claude' || Boolean(env.ANTHROPIC_API_KEY);
+  return wanted ? ['the Claude synthesizer is not available in this version: rules were written by the offline synthesizer.'] : [];
 }

@@ -63,18 +63,17 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
     if (start === null) continue;
     let lastTs = parseTimestamp(input.state.cursors[file]?.last_timestamp ?? null);
     const countInvalid = (reason: InvalidReason, offset: number): void => {
-      lines.read += 1;
       lines.invalid += 1;
       lines.invalid_by_reason[reason] = (lines.invalid_by_reason[reason] ?? 0) + 1;
       if (invalidSamples.length < MAX_INVALID_SAMPLES) invalidSamples.push({ file, offset, reason });
     };
     const consumed = await ctx.fs.readLines(absolute, start.offset, { maxLineBytes: settings.max_line_bytes }, (line) => {
-      if (line.tooLong) return countInvalid('line_too_long', line.offset);
-      if (line.text.trim() === '') {
+      if (!line.tooLong && line.text.trim() === '') {
         lines.blank += 1;
         return;
       }
       lines.read += 1;
+      if (line.tooLong) return countInvalid('line_too_long', line.offset);
       let value: unknown;
       try {
         value = JSON.parse(line.text);

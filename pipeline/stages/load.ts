@@ -20,7 +20,7 @@ export interface Loaded {
  */
 export async function load(_input: object, ctx: RunContext): Promise<Loaded> {
   const paths = repoPaths(ctx.root, ctx.settings);
-  const notices: string[] = [];
+  const notices: string[] = [...ctx.startupNotices];
   const state = parseState(await ctx.fs.readText(paths.state), rel(ctx.root, paths.state));
   const memoryText = await ctx.fs.readText(paths.memory);
   const skills = new Set(Object.values(ctx.settings.routing));

@@ -181,6 +181,12 @@ const RULES: readonly SecretRule[] = [
     rescan: true,
   },
   {
+    // `curl -u user:pass`. All digits is `docker run -u 1000:1000`, a uid:gid, not a password.
+    kind: 'password',
+    pattern: /(?<![\w-])((?:-u|--user)(?:[ \t]+|=)["']?[^\s:"'@/]+:)(?!\[REDACTED:)([^\s"'@]+)/g,
+    render: (m) => (/^\d+$/.test(group(m, 2)) ? undefined : `${group(m, 1)}${mark('password')}`),
+  },
+  {
     kind: 'high_entropy',
     pattern: new RegExp(
       String.raw`(?<![\w.-])(?=[\w.-]*?(?:${ENTROPY_WORDS}))([\w.-]+)(\\?["']?[ \t]*(?:=>|:=|[:=])[ \t]*\\?["']?)${ENTROPY_VALUE}`,

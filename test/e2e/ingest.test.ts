@@ -1,0 +1,97 @@
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cli } from '../helpers/in-process.js';
+import { event, failures, lines, makeDir } from '../helpers/repo.js';
+
+describe('ingest', () => {
+  it('counts invalid lines exactly, by reason, and keeps the valid lines around them', async () => {
+    const dir = makeDir({
+      'logs/telemetry.jsonl': lines(
+        event(), '{"truncated": ', 'Segmentation fault', '[1,2]', event({ tool_name: '' }), event({ exit_code: '1' }), event({ duration_ms: -1 }),
+        event({ timestamp: 'yesterday' }), event({ input_hash: 7 }), event({ memory_refs: 'r-1' }), '', '   ', event(),
+      ) + `${'x'.repeat(2000)}\n${event()}\n`,
+      'config/sleep-cycle.yaml': 'max_line_bytes: 1000\n',
+    });
+    const { json } = await cli(dir, ['run', '--dry-run']);
+    expect(json.data.lines).toMatchObject({ read: 13, valid: 3, invalid: 10, blank: 2, old: 0 });
+    expect(json.data.lines.invalid_by_reason).toEqual({
+      invalid_json: 2, not_an_object: 1, bad_tool_name: 1, bad_exit_code: 1, bad_duration_ms: 1, bad_timestamp: 1, bad_input_hash: 1, bad_optional_field: 1, line_too_long: 1,
+    });
+  });
+
+  it('reads a UTF-8 BOM and CRLF line endings', async () => {
+    const dir = makeDir({ 'logs/telemetry.jsonl': `\ufeff${failures(3, {}).join('\r\n')}\r\n` });
+    const { json } = await cli(dir, ['run', '--dry-run']);
+    expect(json.data.lines).toMatchObject({ read: 3, valid: 3, invalid: 0 });
+    expect(json.data.proposals).toHaveLength(1);
+  });
+
+  it('falls back to the last timestamp, and says so, when the file was replaced or truncated', async () => {
+    const dir = makeDir({ 'logs/telemetry.jsonl': lines(...failures(2, { timestamp: '2026-11-19T10:00:00.000Z' })) });
+    await cli(dir, ['run', '--no-commit']);
+    // Rotated: a new file with one old line (already counted) and two new ones.
+    writeFileSync(join(dir, 'logs/telemetry.jsonl'), lines(event({ timestamp: '2026-11-19T09:00:00.000Z' }), event({ timestamp: '2026-11-20T09:00:00.000Z' }), event({ timestamp: '2026-11-20T09:30:00.000Z' })));
+    const { json } = await cli(dir, ['run', '--no-commit']);
+    expect(json.data.lines).toMatchObject({ read: 3, valid: 2, old: 1 });
+    expect(json.data.notices.join(' ')).toMatch(/shrank|replaced/);
+  });
+
+  it('--since reads from that time on, ignoring the cursor', async () => {
+    const dir = makeDir({ 'logs/telemetry.jsonl': lines(event({ timestamp: '2026-11-18T00:00:00.000Z' }), event({ timestamp: '2026-11-19T00:00:00.000Z' }), event({ timestamp: '2026-11-20T00:00:00.000Z' })) });
+    await cli(dir, ['run', '--no-commit']);
+    const { json } = await cli(dir, ['run', '--dry-run', '--since', '2026-11-19T00:00:00Z']);
+    expect(json.data.lines).toMatchObject({ read: 3, valid: 2, old: 1 });
+  });
+
+  it('--log is repeatable and each file keeps its own cursor', async () => {
+    const dir = makeDir({ 'a.jsonl': lines(...failures(2, {})), 'b.jsonl': lines(...failures(1, {})) });
+    const first = await cli(dir, ['run', '--no-commit', '--log', 'a.jsonl', '--log', 'b.jsonl']);
+    expect(first.json.data.lines.valid).toBe(3);
+    expect(first.json.data.proposals).toHaveLength(1);
+    appendFileSync(join(dir, 'b.jsonl'), lines(event()));
+    const second = await cli(dir, ['run', '--no-commit', '--log', 'a.jsonl', '--log', 'b.jsonl']);
+    expect(second.json.data.lines.valid).toBe(1);
+  });
+
+  it('a missing telemetry file is nothing to do, not an error', async () => {
+    const { code, json } = await cli(makeDir({}), ['run', '--dry-run']);
+    expect(code).toBe(0);
+    expect(json.data.lines.read).toBe(0);
+    expect(json.data.notices.join(' ')).toContain('no telemetry file yet');
+  });
+});
+
+describe('status and config', () => {
+  it('status shows cursor, last sleep, pending clusters and rule counts', async () => {
+    const dir = makeDir({ 'logs/telemetry.jsonl': lines(...failures(3, {}), ...failures(1, { tool_name: 'Read', error_category: 'not_found' })) });
+    await cli(dir, ['run', '--no-commit']);
+    const { json } = await cli(dir, ['status']);
+    expect(json.data).toMatchObject({ last_sleep: '2026-11-21T03:00:00.000Z', rules: { active: 1, total: 1 }, quarantined: 0 });
+    expect(json.data.cursors[0]).toMatchObject({ path: 'logs/telemetry.jsonl' });
+    expect(json.data.pending).toEqual([expect.objectContaining({ tool_name: 'Read', count: 1 })]);
+  });
+
+  it('config --print shows each setting with where it came from', async () => {
+    const dir = makeDir({ 'config/sleep-cycle.yaml': 'min_repeats: 5\n' });
+    const { json } = await cli(dir, ['config', '--print'], undefined, { SLEEP_CYCLE_WINDOW_DAYS: '3' });
+    expect(json.data.settings.min_repeats).toMatchObject({ value: 5, source: 'file' });
+    expect(json.data.settings.window_days).toMatchObject({ value: 3, source: 'env', env: 'SLEEP_CYCLE_WINDOW_DAYS' });
+    expect(json.data.settings.slow_factor).toMatchObject({ value: 2, source: 'default' });
+  });
+
+  it('a broken state.json is E_STATE with how to recover, and nothing is written', async () => {
+    const dir = makeDir({ 'logs/telemetry.jsonl': lines(...failures(3, {})), '.sleep-cycle/state.json': '{"version": 1, "rules": ', 'MEMORY.md': '# M\n' });
+    const { code, json } = await cli(dir, ['run']);
+    expect(code).toBe(1);
+    expect(json.error.code).toBe('E_STATE');
+    expect(json.error.message).toContain('git checkout');
+  });
+
+  it('says when the Claude synthesizer was asked for but rules were written offline', async () => {
+    const dir = makeDir({ 'logs/telemetry.jsonl': lines(...failures(3, {})) });
+    const { json } = await cli(dir, ['run', '--dry-run'], undefined, { ANTHROPIC_API_KEY: 'sk-ant-test' });
+    expect(json.data.notices.join(' ')).toContain('offline synthesizer');
+    expect(JSON.stringify(json)).not.toContain('sk-ant-test');
+  });
+});
