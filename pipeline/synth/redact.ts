@@ -29,15 +29,22 @@ const group = (m: RegExpExecArray, i: number): string => m[i] ?? '';
 
 /** Words that make a neighbouring value a secret in `key=value` shapes (the key must end with one). */
 const PAIR_KEY = String.raw`(?<![\w.-])([\w.-]*?(?:passw(?:or)?d|pwd|passphrase|[_.-]pass|secret|token|api[_.-]?key|secret[_.-]?(?:access[_.-]?)?key))`;
-/** `=`, `:`, `:=` or `=>`, with the key's closing quote (plain or JSON-escaped) and spaces. */
-const PAIR_SEP = String.raw`(\\?["']?[ \t]*(?:=>|:=|[:=])[ \t]*)`;
+/**
+ * `=`, `:`, `:=` or `=>`. The look-aheads keep it unambiguous: if `:=` could also be read as `:`, a
+ * second pass would see `=` as the value and redact again.
+ */
+const ASSIGN = String.raw`(?:=>|:=|:(?!=)|=(?!>))`;
+/** The assignment with the key's closing quote (plain or JSON-escaped) and spaces. */
+const PAIR_SEP = String.raw`(\\?["']?[ \t]*${ASSIGN}[ \t]*)`;
 /** A quoted value, closed by the same quote, or cut off at the end of the line (truncated logs). */
 const QUOTED_VALUE = String.raw`(\\?["'])(?!\[REDACTED:)((?:(?!\3)(?:\\.?|[^\\\n]))+)(\3|(?=\r?\n)|$)`;
 /**
+ * The look-ahead also skips `=[REDACTED:…]`: after `password:=` was redacted, a second pass reads
+ * the separator as `:` and the value as `=[REDACTED:…]`.
  * An unquoted value ends at whitespace, a quote, or a `&` `,` `;` that starts the next pair
  * (`?token=a&page=2`, `Password=a;Server=b`); inside a value those characters are kept (`Tr0ub&3`).
  */
-const BARE_VALUE = String.raw`(?!["'\\]|\[REDACTED:)((?:[^\s"'\`,;&]|[,;&](?=[^\s"'\`,;&])(?![\w.-]+[=:]))+)`;
+const BARE_VALUE = String.raw`(?!["'\\]|[=:>]*\[REDACTED:)((?:[^\s"'\`,;&]|[,;&](?=[^\s"'\`,;&])(?![\w.-]+[=:]))+)`;
 /** Looser words for the entropy check: the key may merely contain one (`aws_key_id`, `authHeader`). */
 const ENTROPY_WORDS = 'key|secret|token|credential|auth|passw|pwd|private|signature';
 const ENTROPY_VALUE = String.raw`(?!\[REDACTED:)([\w+/.~-]{20,}={0,2})`;
@@ -140,7 +147,7 @@ const RULES: readonly SecretRule[] = [
     // The scheme word is kept for the reader; a lone scheme word is never taken for the credential.
     kind: 'authorization',
     pattern: new RegExp(
-      String.raw`\b((?:proxy-)?authorization)(\\?["']?[ \t]*[:=][ \t]*\\?["']?)(?:(${AUTH_SCHEMES})([ \t]+))?(?!(?:${AUTH_SCHEMES})\b)(?!\[REDACTED:)[^\s"'\\,;]+`,
+      String.raw`\b((?:proxy-)?authorization)(\\?["']?[ \t]*[:=][ \t]*\\?["']?)(?:(${AUTH_SCHEMES})([ \t]+))?(?!(?:${AUTH_SCHEMES})\b)(?![=:>]*\[REDACTED:)[^\s"'\\,;]+`,
       'gi',
     ),
     render: renderAuthorization,
@@ -189,7 +196,7 @@ const RULES: readonly SecretRule[] = [
   {
     kind: 'high_entropy',
     pattern: new RegExp(
-      String.raw`(?<![\w.-])(?=[\w.-]*?(?:${ENTROPY_WORDS}))([\w.-]+)(\\?["']?[ \t]*(?:=>|:=|[:=])[ \t]*\\?["']?)${ENTROPY_VALUE}`,
+      String.raw`(?<![\w.-])(?=[\w.-]*?(?:${ENTROPY_WORDS}))([\w.-]+)(\\?["']?[ \t]*${ASSIGN}[ \t]*\\?["']?)${ENTROPY_VALUE}`,
       'gi',
     ),
     render: renderEntropy,

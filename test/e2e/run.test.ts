@@ -15,6 +15,8 @@ describe('sleep-cycle run (subprocess, temp git repo)', () => {
   it('writes a rule for a repeated failure, commits only its own files, and reports it in --json', () => {
     const dir = sampleRepo(lines(...failures(4, {}), event(), event({ exit_code: 1, tool_name: 'Read', error_category: 'not_found' })));
     appendFileSync(join(dir, 'unrelated.txt'), 'user work in progress\n');
+    writeFileSync(join(dir, 'staged.txt'), 'staged by the user\n');
+    git(dir, 'add', 'staged.txt');
     const run = runCliProcess(dir, ['run', '--json']);
     expect(run.code).toBe(0);
     expect(run.json.success).toBe(true);
@@ -39,6 +41,7 @@ describe('sleep-cycle run (subprocess, temp git repo)', () => {
     const committed = git(dir, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort();
     expect(committed).toEqual(['.sleep-cycle/state.json', 'MEMORY.md', 'proposed_memory_updates.md']);
     expect(git(dir, 'status', '--porcelain')).toContain('?? unrelated.txt');
+    expect(git(dir, 'status', '--porcelain')).toContain('A  staged.txt');
     const state = JSON.parse(read(dir, '.sleep-cycle/state.json'));
     expect(state.rules[proposal.id]).toMatchObject({ state: 'active', cluster_id: pushCluster.id, target: 'memory' });
     expect(state.cursors['logs/telemetry.jsonl'].offset).toBe(read(dir, 'logs/telemetry.jsonl').length);
@@ -149,6 +152,16 @@ describe('sleep-cycle run (subprocess, temp git repo)', () => {
     expect(run.json.error.code).toBe('E_LOCKED');
     expect(run.json.error.message).toContain(`pid ${process.pid}`);
     expect(read(dir, 'MEMORY.md')).toBe(MEMORY);
+  });
+
+  it('a lock left by a process that is gone is taken over and reported', () => {
+    const holder = JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), started: new Date().toISOString(), run_id: 'crashed' });
+    const dir = sampleRepo(lines(...failures(3, {})), { '.sleep-cycle/lock': holder });
+    const run = runCliProcess(dir, ['run', '--json']);
+    expect(run.code).toBe(0);
+    expect(run.json.data.lock_taken_over).toContain('is gone');
+    expect(run.json.data.notices.join(' ')).toContain('stale lock');
+    expect(existsSync(join(dir, '.sleep-cycle/lock'))).toBe(false);
   });
 
   it('outside a git repository it still writes and says it did not commit; --require-git makes that an error', () => {
