@@ -17,6 +17,8 @@ export interface SlowCall {
   baseline: number;
 }
 
+export type OnSlow = (call: SlowCall) => void;
+
 export interface SlowDetectorOptions {
   slowFactor: number;
   minSamples: number;
@@ -47,25 +49,26 @@ export class SlowDetector {
   constructor(
     private readonly baselines: Record<string, Baseline>,
     private readonly options: SlowDetectorOptions,
+    private readonly onSlow: OnSlow,
   ) {}
 
-  observe(event: TelemetryEvent, ts: number, ref: EventRef, slow: SlowCall[]): void {
+  observe(event: TelemetryEvent, ts: number, ref: EventRef): void {
     const tally = this.tally(event.tool_name);
     tally.sum += event.duration_ms;
     tally.count += 1;
     if (tally.baseline !== null) {
-      this.judge(event, ts, ref, tally.baseline, slow);
+      this.judge(event, ts, ref, tally.baseline);
       return;
     }
     tally.warmup.push({ event, ts, ref });
-    if (tally.warmup.length >= this.options.minSamples) this.settle(tally, slow);
+    if (tally.warmup.length >= this.options.minSamples) this.settle(tally);
   }
 
   /** Judges tools still warming up (if they reached enough samples) and returns the new baselines. */
-  finish(slow: SlowCall[]): Record<string, Baseline> {
+  finish(): Record<string, Baseline> {
     const next: Record<string, Baseline> = { ...this.baselines };
     for (const [tool, tally] of this.tools) {
-      if (tally.baseline === null && tally.warmup.length >= this.options.minSamples) this.settle(tally, slow);
+      if (tally.baseline === null && tally.warmup.length >= this.options.minSamples) this.settle(tally);
       const previous = this.baselines[tool] ?? { mean_ms: 0, count: 0 };
       const count = previous.count + tally.count;
       const mean = (previous.mean_ms * previous.count + tally.sum) / count;
@@ -85,15 +88,15 @@ export class SlowDetector {
     return tally;
   }
 
-  private settle(tally: ToolTally, slow: SlowCall[]): void {
+  private settle(tally: ToolTally): void {
     tally.baseline = median(tally.warmup.map((item) => item.event.duration_ms));
-    for (const item of tally.warmup) this.judge(item.event, item.ts, item.ref, tally.baseline, slow);
+    for (const item of tally.warmup) this.judge(item.event, item.ts, item.ref, tally.baseline);
     tally.warmup = [];
   }
 
-  private judge(event: TelemetryEvent, ts: number, ref: EventRef, baseline: number, slow: SlowCall[]): void {
+  private judge(event: TelemetryEvent, ts: number, ref: EventRef, baseline: number): void {
     if (baseline > 0 && event.duration_ms > this.options.slowFactor * baseline && event.duration_ms >= this.options.minMs) {
-      slow.push({ event, ts, ref, baseline: Math.round(baseline) });
+      this.onSlow({ event, ts, ref, baseline: Math.round(baseline) });
     }
   }
 }

@@ -4,7 +4,7 @@ import type { RunContext } from '../context.js';
 import type { Cursor, State } from '../memory/state.js';
 import { checkEvent, parseTimestamp, type InvalidReason, type TelemetryEvent } from '../telemetry/event.js';
 import { ClusterBuilder, type Cluster } from './cluster.js';
-import { isFailure, SlowDetector, type SlowCall } from './filter.js';
+import { isFailure, SlowDetector } from './filter.js';
 
 export interface LineCounts {
   read: number;
@@ -50,8 +50,7 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
     slowFactor: settings.slow_factor,
     minSamples: settings.baseline_min_samples,
     minMs: settings.slow_min_ms,
-  });
-  const slow: SlowCall[] = [];
+  }, (call) => builder.add('slow', call.event, call.ts, call.ref, call.baseline));
   const cursors: Record<string, Cursor> = { ...input.state.cursors };
   const notices: string[] = [];
   const window = { from: null as number | null, to: null as number | null };
@@ -94,13 +93,12 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
       window.to = window.to === null || ts > window.to ? ts : window.to;
       const ref = { file, offset: line.offset };
       if (isFailure(event)) builder.add('failure', event, ts, ref);
-      else if (event.exit_code === 0) detector.observe(event, ts, ref, slow);
+      else if (event.exit_code === 0) detector.observe(event, ts, ref);
     });
     cursors[file] = await buildCursor(absolute, file, consumed, lastTs, ctx);
   }
 
-  const baselines = detector.finish(slow);
-  for (const call of slow) builder.add('slow', call.event, call.ts, call.ref, call.baseline);
+  const baselines = detector.finish();
   return {
     ...input,
     lines,

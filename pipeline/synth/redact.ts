@@ -190,7 +190,7 @@ const RULES: readonly SecretRule[] = [
   {
     // `curl -u user:pass`. All digits is `docker run -u 1000:1000`, a uid:gid, not a password.
     kind: 'password',
-    pattern: /(?<![\w-])((?:-u|--user)(?:[ \t]+|=)["']?[^\s:"'@/]+:)(?!\[REDACTED:)([^\s"'@]+)/g,
+    pattern: /(?<![\w-])((?:-u|--user)(?:[ \t]+|=)["']?[^\s:"'@/=[\]]+:)(?!\[REDACTED:)([^\s"'@]+)/g,
     render: (m) => (/^\d+$/.test(group(m, 2)) ? undefined : `${group(m, 1)}${mark('password')}`),
   },
   {
