@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { redact } from '../synth/redact.js';
 import type { TelemetryEvent } from '../telemetry/event.js';
+import { maskHomePaths, signatureOf } from './signature.js';
 
 /** One piece of evidence: where the line is, which input it was, and its redacted message. */
 export interface Evidence {
@@ -126,23 +127,6 @@ export function failureCategory(event: TelemetryEvent): string {
   return category ? category : 'uncategorized';
 }
 
-/** The informative first line of an error message: tags stripped, "Exit code N" skipped, ids masked. */
-export function signatureOf(message: string | undefined): string | null {
-  if (!message) return null;
-  const lines = message
-    .replace(/<\/?tool_use_error>/g, '')
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line.length > 0 && !/^Exit code \d+$/i.test(line));
-  const first = lines[0];
-  if (!first) return null;
-  return first
-    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<id>')
-    .replace(/\b[0-9a-f]{12,}\b/gi, '<hex>')
-    .replace(/\s+/g, ' ')
-    .slice(0, 160);
-}
-
 function newAccumulator(id: string, kind: ClusterKind, tool: string, category: string | null, ts: number): Accumulator {
   return {
     id, kind, tool, category, count: 0, inputs: new Set(), sessions: new Set(), first: ts, last: ts,
@@ -188,7 +172,7 @@ export function toEvidence(event: TelemetryEvent, ref: EventRef, ts: number): Ev
     session_id: event.session_id ? redact(event.session_id).slice(0, 80) : null,
     timestamp: new Date(ts).toISOString(),
     duration_ms: event.duration_ms,
-    message: redact(event.error_message ?? '').slice(0, 300),
+    message: maskHomePaths(redact(event.error_message ?? '')).slice(0, 300),
   };
 }
 

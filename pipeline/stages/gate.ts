@@ -23,6 +23,8 @@ export interface GateResult {
   windowCounts: Record<string, number>;
   recurrences: Recurrence[];
   pending: Record<string, PendingCluster>;
+  /** Carried-over events that left the window this run (older than window_days before now). */
+  expired: number;
 }
 
 const KEPT_IDS = 50;
@@ -32,8 +34,12 @@ const KEPT_IDS = 50;
  * window, counting what earlier nights carried over. Clusters an active rule already covers, or whose
  * pattern a human burned, are not proposed again; a covered cluster's recurrence is recorded instead.
  */
-export async function gate<I extends { state: State; clusters: Cluster[] }>(input: I, ctx: RunContext): Promise<I & GateResult> {
-  return { ...input, ...computeGate(input.clusters, input.state, ctx.settings, ctx.now) };
+export async function gate<I extends { state: State; clusters: Cluster[]; notices: string[] }>(input: I, ctx: RunContext): Promise<I & GateResult> {
+  const result = computeGate(input.clusters, input.state, ctx.settings, ctx.now);
+  const notices = result.expired > 0
+    ? [...input.notices, `${result.expired} carried-over events are older than ${ctx.settings.window_days} days before now and no longer count.`]
+    : input.notices;
+  return { ...input, ...result, notices };
 }
 
 export function computeGate(
@@ -47,11 +53,13 @@ export function computeGate(
     Object.values(state.rules).filter((rule) => rule.state === 'active').map((rule) => [rule.cluster_id, rule.id]),
   );
   const pending: Record<string, PendingCluster> = {};
+  let expired = 0;
   for (const [id, item] of Object.entries(state.pending)) {
     const days = inWindow(item.days, windowStart);
+    expired += sum(item.days) - sum(days);
     if (Object.keys(days).length > 0) pending[id] = { ...item, days };
   }
-  const result: GateResult = { promoted: [], outcomes: {}, windowCounts: {}, recurrences: [], pending };
+  const result: GateResult = { promoted: [], outcomes: {}, windowCounts: {}, recurrences: [], pending, expired };
 
   for (const cluster of clusters) {
     result.windowCounts[cluster.id] = cluster.count;
@@ -85,7 +93,7 @@ function mergeCarried(cluster: Cluster, carried: PendingCluster | undefined, win
   if (!carried) return { ...cluster, carried_over: 0 };
   // Tonight's events count in full; only what earlier nights carried over must still be in the window.
   const carriedDays = inWindow(carried.days, windowStart);
-  const carriedCount = Object.values(carriedDays).reduce((sum, n) => sum + n, 0);
+  const carriedCount = sum(carriedDays);
   const days = { ...carriedDays };
   for (const [day, count] of Object.entries(cluster.days)) days[day] = (days[day] ?? 0) + count;
   const inputs = union(carried.input_hashes, cluster.input_hashes);
@@ -128,6 +136,10 @@ function mergeSignatures(a: { text: string; count: number }[], b: { text: string
     .map(([text, count]) => ({ text, count }))
     .sort((x, y) => y.count - x.count || (x.text < y.text ? -1 : 1))
     .slice(0, 5);
+}
+
+function sum(days: Record<string, number>): number {
+  return Object.values(days).reduce((total, n) => total + n, 0);
 }
 
 function dayOf(ms: number): string {

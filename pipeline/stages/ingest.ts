@@ -60,6 +60,7 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
     const absolute = resolve(ctx.root, logPath);
     const start = await chooseStart(absolute, file, input.state, ctx, notices);
     if (start === null) continue;
+    const before = { valid: lines.valid, invalid: lines.invalid };
     let lastTs = parseTimestamp(input.state.cursors[file]?.last_timestamp ?? null);
     const countInvalid = (reason: InvalidReason, offset: number): void => {
       lines.invalid += 1;
@@ -96,6 +97,7 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
       else if (event.exit_code === 0) detector.observe(event, ts, ref);
     });
     cursors[file] = await buildCursor(absolute, file, consumed, lastTs, ctx);
+    noticeMostlyInvalid(file, lines.valid - before.valid, lines.invalid - before.invalid, notices);
   }
 
   const baselines = detector.finish();
@@ -109,6 +111,13 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
     notices: [...input.notices, ...notices],
     window: { from: iso(window.from), to: iso(window.to) },
   };
+}
+
+/** A file of mostly invalid lines is usually the wrong file (a transcript, another format): say so. */
+function noticeMostlyInvalid(file: string, valid: number, invalid: number, notices: string[]): void {
+  if (invalid > 0 && invalid >= valid) {
+    notices.push(`${file}: ${invalid} of ${valid + invalid} lines are not telemetry events. Is it the right file? Transcripts and hook payloads need converting first.`);
+  }
 }
 
 interface Start {

@@ -158,7 +158,7 @@ function presentIds(input: PlanInput, skillsDir: string): Map<string, Set<string
 export function commitMessage(proposals: Proposal[], now: Date): string {
   const added = proposals.filter((p) => p.status === 'applied').length;
   const quarantined = proposals.filter((p) => p.status === 'quarantined').length;
-  const parts = [`+${added} rule${added === 1 ? '' : 's'}`];
+  const parts = added + quarantined === 0 ? ['no new rules'] : [`+${added} rule${added === 1 ? '' : 's'}`];
   if (quarantined > 0) parts.push(`${quarantined} quarantined`);
   return `sleep-cycle: ${parts.join(', ')} (${now.toISOString().slice(0, 10)})`;
 }

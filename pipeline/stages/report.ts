@@ -1,4 +1,5 @@
 import type { RunContext } from '../context.js';
+import { scanInstructionLike } from '../synth/scan.js';
 import type { State } from '../memory/state.js';
 import type { Cluster, Evidence } from './cluster.js';
 import type { ClusterOutcome, PromotedCluster, Recurrence } from './gate.js';
@@ -106,8 +107,17 @@ function evidenceTable(out: string[], samples: Evidence[]): void {
   if (samples.length === 0) return;
   out.push('', '| time | session | input | at | ms | message (redacted) |', '|---|---|---|---|---|---|');
   for (const e of samples) {
-    out.push(`| ${e.timestamp} | ${escapeCell(e.session_id ?? '–')} | \`${escapeCode(e.input_hash)}\` | ${escapeCell(e.file)}:${e.offset} | ${e.duration_ms} | ${escapeCell(e.message) || '–'} |`);
+    out.push(`| ${e.timestamp} | ${escapeCell(e.session_id ?? '–')} | \`${escapeCode(e.input_hash)}\` | ${escapeCell(e.file)}:${e.offset} | ${e.duration_ms} | ${evidenceMessage(e.message)} |`);
   }
+}
+
+/** A PR body may be read by another model: instruction-like evidence is named, not repeated. */
+function evidenceMessage(message: string): string {
+  if (message === '') return '–';
+  const scan = scanInstructionLike(message);
+  if (!scan.flagged) return escapeCell(message);
+  const kinds = [...new Set(scan.findings.map((f) => f.kind))].join(', ');
+  return `_withheld: instruction-like text (${kinds}); the redacted message is in the state file at this offset_`;
 }
 
 function recurrences(out: string[], input: ReportInput): void {

@@ -12,11 +12,12 @@ const BY_SIGNATURE: AdviceRule[] = [
   { test: /index\.lock/i, advice: 'check for and clear a stale .git/index.lock (no other git process running) before retrying' },
   { test: /has not been read yet|read it first/i, advice: 'Read the file in this session before editing or writing it' },
   { test: /string to replace not found/i, advice: 'Read the file again and copy the exact current text, whitespace included, into the edit' },
-  { test: /(?:^|[\s:])([\w@./-]{2,40}): (?:command )?not found/i, advice: (m) => `\`${m[1]}\` is not on PATH: install the project's dependencies (e.g. \`npm ci\`) or call it through \`npx\` first` },
+  { test: /(?:^|[\s:])([\w@./-]{2,40}): (?:command )?not found/i, advice: (m) => missingCommand(m[1]!) },
+  { test: /No module named '?([\w.]{1,60})'?/, advice: (m) => `\`${m[1]}\` is not installed in this environment: install the project's requirements or use its own test runner instead of retrying` },
   { test: /no upstream branch|has no upstream/i, advice: 'set the upstream on the first push of a new branch (`git push --set-upstream origin <branch>`)' },
   { test: /non-fast-forward|fetch first|\[rejected\]/i, advice: 'fetch and rebase on the remote branch before pushing again' },
   { test: /exceeds maximum allowed tokens|too large/i, advice: 'request smaller results (pagination, filters or a narrower query) so the response stays under the token limit' },
-  { test: /file does not exist|no such file or directory|ENOENT/i, advice: 'confirm the path exists (Glob or ls) before reading it, instead of guessing file names' },
+  { test: /file does not exist|no such file or directory|ENOENT/i, advice: 'confirm the path exists (list or search the directory) before using it, instead of guessing file names' },
   { test: /EISDIR|is a directory/i, advice: 'list a directory with Glob or ls instead of reading it as a file' },
 ];
 
@@ -46,6 +47,15 @@ const SLOW_BY_TOOL: Record<string, string> = {
 };
 
 const DEFAULT_SLOW = 'narrow the call (smaller inputs, filters) or batch the work to avoid repeated slow calls';
+
+const JS_TOOLS = /^(?:vitest|jest|tsc|tsx|ts-node|eslint|prettier|vite|next|mocha|playwright|webpack|rollup|esbuild|nodemon)$/;
+const PY_TOOLS = /^(?:pytest|black|ruff|mypy|flake8|isort|pip|poetry|tox|uv)$/;
+
+function missingCommand(command: string): string {
+  if (JS_TOOLS.test(command)) return `\`${command}\` is not on PATH: install the project's dependencies (\`npm ci\`) or run it through \`npx\``;
+  if (PY_TOOLS.test(command)) return `\`${command}\` is not on PATH: install the project's requirements or run it as \`python -m ${command}\``;
+  return `\`${command}\` is not installed here: check that it exists (\`command -v ${command}\`) before calling it, or use what the project provides`;
+}
 
 export function failureAdvice(signature: string | null, category: string): string {
   if (signature) {

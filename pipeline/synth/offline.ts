@@ -1,4 +1,5 @@
 import type { PromotedCluster } from '../stages/gate.js';
+import { commonPrefix } from '../stages/signature.js';
 import { failureAdvice, slowAdvice } from './advice.js';
 import type { DraftRule, Synthesizer, SynthesizeRequest } from './port.js';
 import { redact } from './redact.js';
@@ -39,7 +40,7 @@ export function draftOffline({ cluster, target }: SynthesizeRequest): DraftRule 
 
 function failureRule(cluster: PromotedCluster, notes: string[]): string {
   const category = cluster.error_category ?? 'uncategorized';
-  const signature = cluster.signatures[0]?.text ?? null;
+  const signature = commonSignature(cluster);
   const quote = quotable(signature, notes);
   const advice = failureAdvice(signature, category);
   const tool = safeName(cluster.tool_name);
@@ -52,6 +53,17 @@ function slowRule(cluster: PromotedCluster): string {
   const slowest = Math.max(...cluster.samples.map((sample) => sample.duration_ms), 0);
   const baseline = cluster.baseline_ms !== null ? ` against a ${cluster.baseline_ms} ms baseline` : '';
   return `${tool} ran slow ${cluster.count} times (up to ${slowest} ms${baseline}): ${slowAdvice(cluster.tool_name)}.`;
+}
+
+/**
+ * Text shared by the cluster: the top signature when at least half the failures carry it, else the
+ * common word prefix of the signatures, else nothing (one sample's text is not the pattern).
+ */
+function commonSignature(cluster: PromotedCluster): string | null {
+  const top = cluster.signatures[0];
+  if (!top) return null;
+  if (top.count * 2 >= cluster.count) return top.text;
+  return commonPrefix(cluster.signatures.map((s) => s.text));
 }
 
 /** The signature, shortened to a clean single line, or null when it must not be quoted. */
