@@ -54,6 +54,13 @@ describe('ingest', () => {
     expect(second.json.data.lines.valid).toBe(1);
   });
 
+  it('says so when a file is mostly not telemetry (a transcript passed by mistake)', async () => {
+    const dir = makeDir({ 'transcript.jsonl': lines('{"type":"user","message":{}}', '{"type":"assistant","message":{}}') });
+    const { code, json } = await cli(dir, ['run', '--dry-run', '--log', 'transcript.jsonl']);
+    expect(code).toBe(0);
+    expect(json.data.notices.join(' ')).toContain('2 of 2 lines are not telemetry events');
+  });
+
   it('a missing telemetry file is nothing to do, not an error', async () => {
     const { code, json } = await cli(makeDir({}), ['run', '--dry-run']);
     expect(code).toBe(0);

@@ -67,5 +67,23 @@ describe('log lines are untrusted data', () => {
     expect(proposal.reasons.join(' ')).toContain('instruction-like');
     const memory = read(dir, 'MEMORY.md');
     expect(memory).not.toMatch(/ignore previous|--force|--no-verify/i);
+    // The PR body may be read by another model: the injected text is named, not repeated.
+    const report = read(dir, 'proposed_memory_updates.md');
+    expect(report).not.toMatch(/ignore previous/i);
+    expect(report).toContain('withheld: instruction-like text');
+  });
+
+  it('home directories in error text never reach a rule, the report or state', () => {
+    const telemetry = lines(
+      ...['a', 'b', 'c'].map((name, i) =>
+        event({ tool_name: 'Read', exit_code: 1, error_category: 'not_found', error_message: `ENOENT: no such file or directory, open '/Users/kesslerio/GDrive/app/${name}.ts'`, timestamp: `2026-11-20T10:0${i}:00.000Z` }),
+      ),
+    );
+    const dir = makeDir({ 'MEMORY.md': '# M\n', 'logs/telemetry.jsonl': telemetry, 'config/safety-rules.yaml': POLICY }, { git: true });
+    const run = runCliProcess(dir, ['run', '--json']);
+    expect(run.json.data.proposals[0].text).toContain("('ENOENT: no such file or directory, open …')");
+    for (const file of ['MEMORY.md', 'proposed_memory_updates.md', '.sleep-cycle/state.json']) {
+      expect(read(dir, file), file).not.toContain('kesslerio');
+    }
   });
 });
