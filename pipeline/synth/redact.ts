@@ -5,8 +5,9 @@
  * Design choices a maintainer should know:
  * - Rules run in a fixed order, most specific first, so a GitHub token inside a URL password is
  *   labelled `github_token`, not `url_password`.
- * - No rule matches a `[REDACTED:<kind>]` marker, which makes `redact` idempotent: a value that
- *   starts with a marker is skipped (`(?!\[REDACTED:)`) and no marker kind is a secret shape.
+ * - No rule matches a `[REDACTED:<kind>]` marker: a value that starts with one is skipped
+ *   (`(?!\[REDACTED:)`) and no marker kind is a secret shape. `redact` also repeats its passes
+ *   until nothing changes, so idempotence does not rest on that care alone.
  * - Every pattern that starts with a repeated character class is anchored by a look-behind that
  *   excludes the same class, so it is tried once per run of characters: hostile input cannot make it
  *   quadratic.
@@ -230,12 +231,30 @@ function applyRule(text: string, rule: SecretRule): string {
   return last === 0 ? text : out + text.slice(last);
 }
 
-/** Replaces every secret in `text` with `[REDACTED:<kind>]`. Pure, deterministic and idempotent. */
-export function redact(text: string): string {
-  if (!TRIGGER.test(text)) return text;
+function redactOnce(text: string): string {
   let out = text;
   for (const rule of RULES) out = applyRule(out, rule);
   return out;
+}
+
+/**
+ * A redaction can complete a shape that an earlier rule read differently: in `token: password::` the
+ * token rule declines a word-like value, but once its tail is a marker it reads as a credential.
+ * Repeating the passes until nothing changes makes idempotence hold by construction. Real text
+ * settles in one or two passes; the cap only bounds hostile input.
+ */
+const MAX_PASSES = 4;
+
+/** Replaces every secret in `text` with `[REDACTED:<kind>]`. Pure, deterministic and idempotent. */
+export function redact(text: string): string {
+  if (!TRIGGER.test(text)) return text;
+  let current = text;
+  for (let pass = 0; pass < MAX_PASSES; pass += 1) {
+    const next = redactOnce(current);
+    if (next === current) break;
+    current = next;
+  }
+  return current;
 }
 
 /** Keys whose whole string value is a secret, whatever it looks like (`{"password": "x"}`). */

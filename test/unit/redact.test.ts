@@ -238,7 +238,8 @@ const SEPARATORS = [' ', '\n', '\t', '"', "'", '(', ')', ',', '=', ': ', '<', '>
 /** Pieces that exercise rule boundaries, mixed with arbitrary text by the property tests. */
 const FRAGMENTS = [
   'password', 'passwd', 'pwd', 'PWD', 'token', 'secret', 'api_key', 'key', 'auth', 'credential', 'aws_secret_access_key',
-  '=', ':', ': ', '"', "'", '\\"', ' ', '\n', '&', '@', '/', '--', '--token ', 'Bearer ', 'Authorization: ', 'basic ',
+  '=', ':', ': ', '=>', ':=', '::', '"', "'", '\\"', ' ', '\n', '&', ',', ';', '@', '/', '--', '--token ', '-u ', '--user=',
+  'Bearer ', 'Authorization: ', 'Proxy-', 'basic ',
   'https://', 'user:', '@host', '[REDACTED:token]', '[REDACTED:', ']', '-----BEGIN RSA PRIVATE KEY-----',
   '-----END RSA PRIVATE KEY-----', 'eyJhbGciOiJIUzI1NiJ9', '.', 'sk-', '/home/dev', 'hunter2',
   'Zx8Qp2Lm7Rt4Vw9Ny3Bc6Hd1Jf5Kg0', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', ...STANDALONE,
@@ -257,6 +258,19 @@ describe('redact: properties', () => {
       ),
       { numRuns: 500 },
     );
+  });
+
+  it.each([
+    'token: password::',
+    'password:= x',
+    'password=> password',
+    '-u passwordA=Zx8Qp2Lm7Rt4Vw9Ny3Bc6Hd1Jf5Kg0',
+    'Authorization:=abc',
+    '"password": "[REDACTED:password]',
+    'https://u::x@h',
+  ])('is idempotent on the found-by-fuzzing case %j', (input) => {
+    const once = redact(input);
+    expect(redact(once)).toBe(once);
   });
 
   it('is idempotent on arbitrary mixes of secret-shaped fragments', () => {
