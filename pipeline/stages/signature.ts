@@ -9,9 +9,12 @@ const NOISE = [
   /^[=\-_*#~.+ ]+$/,
   /^\s*at\s+\S+/, // stack frames
   /^\s*file "[^"]+", line \d+/i,
+  /^welcome to\b/i, // tool banners
+  /^platform \S+ -- python/i, // pytest's header
+  /^(?:rootdir|cachedir|plugins|configfile|collected|collecting)\b/i,
 ];
 const EXCEPTION_LINE = /^[\w.]*(?:Error|Exception|Failure|Fault|Interrupt|Exit)\b\s*:/;
-const ERROR_WORDS = /\b(?:error|fatal|failed|failure|not found|denied|cannot|can't|unable|no such|invalid|does not exist|exceeds?|refused|timed? ?out|missing|unknown|rejected)\b/i;
+const ERROR_WORDS = /\b(?:error|fatal|fail|failed|failure|not found|denied|cannot|can't|unable|no such|invalid|does not exist|exceeds?|refused|timed? ?out|missing|unknown|rejected)\b/i;
 const HOME_PATH = /(?:\/(?:Users|home)\/|[A-Za-z]:\\Users\\)[^/\\\s'"`]+/g;
 
 export function signatureOf(message: string | undefined): string | null {

@@ -18,6 +18,7 @@ const BY_SIGNATURE: AdviceRule[] = [
   { test: /non-fast-forward|fetch first|\[rejected\]/i, advice: 'fetch and rebase on the remote branch before pushing again' },
   { test: /exceeds maximum allowed tokens|too large/i, advice: 'request smaller results (pagination, filters or a narrower query) so the response stays under the token limit' },
   { test: /file does not exist|no such file or directory|ENOENT/i, advice: 'confirm the path exists (list or search the directory) before using it, instead of guessing file names' },
+  { test: /exactly one action/i, advice: 'put exactly one action (one fenced command block) in each reply' },
   { test: /EISDIR|is a directory/i, advice: 'list a directory with Glob or ls instead of reading it as a file' },
 ];
 
@@ -35,6 +36,7 @@ const BY_CATEGORY: Record<string, string> = {
   validation_error: "check the tool's parameter schema and types before calling it",
   syntax_error: 'check the syntax of the file or command before running it again',
   git_error: 'run `git status` and read the git error before retrying the same git command',
+  format_error: 'answer in the exact format the harness expects',
   api_error: 'read the API error and check credentials, quotas and parameters before retrying',
 };
 
