@@ -7,6 +7,7 @@ export interface RepoPaths {
   memory: string;
   report: string;
   state: string;
+  lifecycle: string;
   lock: string;
   safetyRules: string;
   skill(name: string): string;
@@ -17,6 +18,7 @@ export function repoPaths(root: string, settings: Settings): RepoPaths {
     memory: resolve(root, settings.memory_file),
     report: resolve(root, settings.report_file),
     state: resolve(root, settings.state_dir, 'state.json'),
+    lifecycle: resolve(root, settings.state_dir, 'lifecycle.jsonl'),
     lock: resolve(root, settings.state_dir, 'lock'),
     safetyRules: resolve(root, settings.safety_rules),
     skill: (name) => resolve(root, settings.skills_dir, `${name}.yaml`),

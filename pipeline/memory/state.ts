@@ -59,7 +59,9 @@ export interface LedgerEntry {
     first_seen: string;
     last_seen: string;
     evidence: Evidence[];
-    safety: { verdict: string; violations: string[] };
+    safety: { verdict: string; violations: string[]; evaluated: string[]; policy: string };
+    model: string | null;
+    prompt_version: string | null;
   };
 }
 
@@ -69,7 +71,10 @@ export interface QuarantineEntry {
   tool_name: string;
   error_category: string | null;
   text: string;
+  target: string;
   reasons: string[];
+  /** True when a safety-policy rule blocked it (accepting it then needs --force). */
+  safety_blocked: boolean;
   at: string;
 }
 
@@ -77,6 +82,8 @@ export interface BurnedPattern {
   rule_id: string | null;
   reason: string;
   at: string;
+  /** Proposals resume after this time; null burns the pattern for good (a human deleted the rule). */
+  until?: string | null;
 }
 
 export interface State {

@@ -15,7 +15,15 @@ export interface Settings {
   state_dir: string;
   safety_rules: string;
   routing: Record<string, string>;
-  synthesizer: 'offline' | 'claude';
+  synthesizer: 'auto' | 'offline' | 'claude';
+  model: string;
+  max_tokens: number;
+  max_llm_calls: number;
+  llm_token_budget: number;
+  llm_timeout_ms: number;
+  llm_max_retries: number;
+  url_allowlist: string[];
+  reject_cooldown_days: number;
 }
 
 export type SettingKey = keyof Settings;
@@ -66,6 +74,16 @@ const oneOf = (...choices: string[]) => (value: unknown) =>
     ? { ok: true as const, value }
     : { ok: false as const, expected: `one of ${choices.join(', ')}` };
 
+const modelId = (value: unknown) =>
+  typeof value === 'string' && /^[a-z0-9][a-z0-9.:@_-]{2,80}$/i.test(value)
+    ? { ok: true as const, value }
+    : { ok: false as const, expected: 'a model id such as claude-sonnet-4-5' };
+
+const hosts = (value: unknown) =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string' && /^[a-z0-9.-]+$/i.test(item))
+    ? { ok: true as const, value: [...value] }
+    : { ok: false as const, expected: 'a list of host names' };
+
 const asNumber = (text: string): unknown => (text.trim() === '' ? text : Number(text));
 const asList = (text: string): unknown => text.split(',').map((item) => item.trim()).filter(Boolean);
 
@@ -85,7 +103,15 @@ export const SETTINGS: Record<SettingKey, SettingSpec> = {
   state_dir: { description: 'Folder for state.json and the lock.', default: '.sleep-cycle', check: path, fromEnv: (t) => t },
   safety_rules: { description: 'The safety policy every drafted rule is checked against.', default: 'config/safety-rules.yaml', check: path, fromEnv: (t) => t },
   routing: { description: 'Tool name -> skill file name: rules for these tools go to skills/<name>.yaml instead of MEMORY.md.', default: {}, check: routing },
-  synthesizer: { description: 'Which rule writer to use: offline (deterministic) or claude.', default: 'offline', check: oneOf('offline', 'claude'), fromEnv: (t) => t },
+  synthesizer: { description: 'Rule writer: auto (claude when ANTHROPIC_API_KEY is set, else offline), offline, or claude.', default: 'auto', check: oneOf('auto', 'offline', 'claude'), fromEnv: (t) => t },
+  model: { description: 'Claude model id for the claude synthesizer.', default: 'claude-sonnet-4-5', check: modelId, fromEnv: (t) => t },
+  max_tokens: { description: 'Most output tokens per Claude call.', default: 400, check: int(64, 8192), fromEnv: asNumber },
+  max_llm_calls: { description: 'Most Claude calls per run; later clusters wait for the next night (never dropped).', default: 20, check: int(0, 10_000), fromEnv: asNumber },
+  llm_token_budget: { description: 'Most input+output tokens per run; later clusters wait for the next night.', default: 100_000, check: int(0), fromEnv: asNumber },
+  llm_timeout_ms: { description: 'Timeout of one Claude request, in ms.', default: 30_000, check: int(1000, 600_000), fromEnv: asNumber },
+  llm_max_retries: { description: "Retries of a failed Claude request (the SDK's backoff), before falling back to offline.", default: 2, check: int(0, 10), fromEnv: asNumber },
+  url_allowlist: { description: 'Hosts a Claude-written rule may link to; any other URL makes the answer invalid.', default: [], check: hosts, fromEnv: asList },
+  reject_cooldown_days: { description: 'How long a pattern rejected in review is not proposed again, in days.', default: 90, check: num(0), fromEnv: asNumber },
 };
 
 export const SETTING_KEYS = Object.keys(SETTINGS) as SettingKey[];

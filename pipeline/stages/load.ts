@@ -11,6 +11,8 @@ export interface Loaded {
   /** Skill name -> file text (undefined when the file does not exist yet). */
   skillTexts: Record<string, string | undefined>;
   policy: SafetyPolicy;
+  /** Text of the lifecycle audit log, appended to by the plan. */
+  lifecycleText: string | undefined;
   notices: string[];
 }
 
@@ -41,7 +43,8 @@ export async function load(_input: object, ctx: RunContext): Promise<Loaded> {
     notices.push(`${ctx.settings.safety_rules} not found: drafts were checked against the bundled default policy.`);
   }
   const policy = parseSafetyPolicy(policyText, policyPath === paths.safetyRules ? rel(ctx.root, policyPath) : 'bundled default policy');
-  return { state, memoryText, skillTexts, policy, notices };
+  const lifecycleText = await ctx.fs.readText(paths.lifecycle);
+  return { state, memoryText, skillTexts, policy, lifecycleText, notices };
 }
 
 function rel(root: string, path: string): string {

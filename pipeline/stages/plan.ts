@@ -8,6 +8,8 @@ import type { Cluster } from './cluster.js';
 import type { PromotedCluster, Recurrence } from './gate.js';
 import { targetKey } from './synthesize.js';
 import type { ReviewedDraft } from './validate.js';
+import type { HumanChange } from './reconcile.js';
+import { appendEvents, type LifecycleEvent } from '../memory/lifecycle.js';
 
 export type ProposalStatus = 'proposed' | 'applied' | 'quarantined' | 'duplicate';
 
@@ -26,7 +28,7 @@ export interface Proposal {
 /** A file the run will write, with its full new content. */
 export interface FileChange {
   path: string;
-  role: 'memory' | 'skill' | 'state';
+  role: 'memory' | 'skill' | 'audit' | 'state';
   content: string;
 }
 
@@ -35,6 +37,7 @@ export interface Plan {
   /** Memory and skill files first, state last: the cursor moves only after memory is written. */
   changes: FileChange[];
   nextState: State;
+  events: LifecycleEvent[];
   commitMessage: string;
 }
 
@@ -49,15 +52,18 @@ interface PlanInput {
   baselines: State['baselines'];
   cursors: Record<string, Cursor>;
   clusters: Cluster[];
+  humanChanges: HumanChange[];
+  lifecycleText: string | undefined;
 }
 
 /** plan: every change the run would make, as data. Pure; dry-run renders it and stops. */
 export async function plan<I extends PlanInput>(input: I, ctx: RunContext): Promise<I & { plan: Plan }> {
-  return { ...input, plan: buildPlan(input, { now: ctx.now, dryRun: ctx.options.dryRun, settings: ctx.settings }) };
+  return { ...input, plan: buildPlan(input, { now: ctx.now, runId: ctx.runId, dryRun: ctx.options.dryRun, settings: ctx.settings }) };
 }
 
 export interface BuildPlanOptions {
   now: Date;
+  runId: string;
   dryRun: boolean;
   settings: { memory_file: string; skills_dir: string; state_dir: string };
 }
@@ -70,6 +76,10 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
   const additions = new Map<string, SkillRule[]>();
   const present = presentIds(input, options.settings.skills_dir);
   const proposals: Proposal[] = [];
+  const event = (rule: string, from: string, to: string, reason: string): LifecycleEvent => ({ rule, from, to, reason, time: now, run: options.runId });
+  const events: LifecycleEvent[] = input.humanChanges
+    .filter((change) => change.kind === 'deleted')
+    .map((change) => event(change.rule_id, 'active', 'rejected', `deleted by a human from ${change.target}`));
 
   for (const item of input.reviewed) {
     const { draft } = item;
@@ -79,7 +89,11 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
     let status: ProposalStatus;
     if (!item.accepted) {
       status = 'quarantined';
-      quarantine[draft.id] = { id: draft.id, cluster_id: draft.clusterId, tool_name: draft.toolName, error_category: draft.errorCategory, text, reasons: item.reasons, at: now };
+      if (!quarantine[draft.id]) events.push(event(draft.id, 'none', 'quarantined', item.reasons.join('; ')));
+      quarantine[draft.id] = {
+        id: draft.id, cluster_id: draft.clusterId, tool_name: draft.toolName, error_category: draft.errorCategory, text, target,
+        reasons: item.reasons, safety_blocked: item.verdict.verdict === 'block', at: now,
+      };
     } else if (rules[draft.id]?.state === 'active') {
       status = 'duplicate';
     } else {
@@ -89,6 +103,7 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
         additions.set(target, [...(additions.get(target) ?? []), { id: draft.id, text, cluster: draft.clusterId }]);
       }
       rules[draft.id] = ledgerEntry(item, text, target, cluster, now);
+      events.push(event(draft.id, 'none', 'active', `cluster ${draft.clusterId} seen ${cluster.count} times; written by ${draft.synthesizer}`));
     }
     proposals.push({
       id: draft.id, cluster_id: draft.clusterId, tool_name: draft.toolName, error_category: draft.errorCategory,
@@ -111,12 +126,15 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
     quarantine,
   };
   const changes = fileChanges(input, additions, options.settings);
+  if (events.length > 0) {
+    changes.push({ path: `${options.settings.state_dir}/lifecycle.jsonl`, role: 'audit', content: appendEvents(input.lifecycleText, events) });
+  }
   // A night with nothing new changes only last_sleep: write nothing, so the nightly job makes no commit.
   const stateChanged = renderState({ ...nextState, last_sleep: null }) !== renderState({ ...input.state, last_sleep: null });
   if (changes.length > 0 || stateChanged) {
     changes.push({ path: `${options.settings.state_dir}/state.json`, role: 'state', content: renderState(nextState) });
   }
-  return { proposals, changes, nextState, commitMessage: commitMessage(proposals, options.now) };
+  return { proposals, changes, nextState, events, commitMessage: commitMessage(proposals, options.now) };
 }
 
 function ledgerEntry(item: ReviewedDraft, text: string, target: string, cluster: PromotedCluster, now: string): LedgerEntry {
@@ -127,7 +145,9 @@ function ledgerEntry(item: ReviewedDraft, text: string, target: string, cluster:
     provenance: {
       synthesizer: draft.synthesizer, count: cluster.count, distinct_inputs: cluster.distinct_inputs, sessions: cluster.sessions.length,
       first_seen: cluster.first_seen, last_seen: cluster.last_seen, evidence: cluster.samples,
-      safety: { verdict: verdict.verdict, violations: verdict.violations.map((v) => v.ruleId) },
+      safety: { verdict: verdict.verdict, violations: verdict.violations.map((v) => v.ruleId), evaluated: verdict.evaluated, policy: item.policy },
+      model: draft.model ?? null,
+      prompt_version: draft.promptVersion ?? null,
     },
   };
 }

@@ -1,11 +1,15 @@
 import type { RunContext } from '../context.js';
 import { evaluateDraft, type SafetyVerdict } from '../safety/evaluate.js';
 import type { SafetyPolicy } from '../safety/policy.js';
+import { suspiciousReasons } from '../synth/echo.js';
 import type { DraftRule } from '../synth/port.js';
+import type { PromotedCluster } from './gate.js';
 
 export interface ReviewedDraft {
   draft: DraftRule;
   verdict: SafetyVerdict;
+  /** The policy file the draft was checked against. */
+  policy: string;
   accepted: boolean;
   /** Why it was quarantined (or warned about): one line per fired policy rule. */
   reasons: string[];
@@ -16,18 +20,25 @@ export interface Validated {
 }
 
 /**
- * validate: every draft, from any synthesizer, is checked against the safety policy. A blocking
- * violation sends the draft to quarantine; warnings travel with an accepted draft to the report.
+ * validate: every draft, from any synthesizer, is checked against the safety policy and for echoes of
+ * instruction-like evidence. A blocking violation or a suspicious draft goes to quarantine; warnings
+ * travel with an accepted draft to the report.
  */
-export async function validate<I extends { drafts: DraftRule[]; policy: SafetyPolicy }>(input: I, _ctx: RunContext): Promise<I & Validated> {
+export async function validate<I extends { drafts: DraftRule[]; policy: SafetyPolicy; promoted: PromotedCluster[] }>(
+  input: I,
+  _ctx: RunContext,
+): Promise<I & Validated> {
+  const clusters = new Map(input.promoted.map((cluster) => [cluster.id, cluster]));
   const reviewed: ReviewedDraft[] = [];
   for (const draft of input.drafts) {
     const verdict = await evaluateDraft(draft, input.policy);
+    const suspicious = suspiciousReasons(draft.text, clusters.get(draft.clusterId));
     reviewed.push({
       draft,
       verdict,
-      accepted: verdict.verdict !== 'block',
-      reasons: verdict.violations.map((v) => `${v.severity} ${v.ruleId}: ${v.reason}`),
+      policy: input.policy.file,
+      accepted: verdict.verdict !== 'block' && suspicious.length === 0,
+      reasons: [...verdict.violations.map((v) => `${v.severity} ${v.ruleId}: ${v.reason}`), ...suspicious],
     });
   }
   return { ...input, reviewed };

@@ -14,6 +14,9 @@ export interface DraftRule {
   text: string;
   target: RuleTarget;
   synthesizer: string;
+  /** For model-written drafts: the model id and the prompt version that produced the text. */
+  model?: string;
+  promptVersion?: string;
   /** Problems the synthesizer itself noticed (e.g. instruction-like evidence it refused to quote). */
   notes: string[];
 }

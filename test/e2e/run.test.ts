@@ -39,7 +39,9 @@ describe('sleep-cycle run (subprocess, temp git repo)', () => {
     expect(data.commit).toMatch(/^[0-9a-f]{40}$/);
     expect(git(dir, 'log', '-1', '--format=%s').trim()).toMatch(/^sleep-cycle: \+1 rule \(\d{4}-\d{2}-\d{2}\)$/);
     const committed = git(dir, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort();
-    expect(committed).toEqual(['.sleep-cycle/state.json', 'MEMORY.md', 'proposed_memory_updates.md']);
+    expect(committed).toEqual(['.sleep-cycle/lifecycle.jsonl', '.sleep-cycle/state.json', 'MEMORY.md', 'proposed_memory_updates.md']);
+    const audit = read(dir, '.sleep-cycle/lifecycle.jsonl').trim().split('\n').map((line) => JSON.parse(line));
+    expect(audit).toEqual([expect.objectContaining({ rule: proposal.id, from: 'none', to: 'active', run: data.run_id })]);
     expect(git(dir, 'status', '--porcelain')).toContain('?? unrelated.txt');
     expect(git(dir, 'status', '--porcelain')).toContain('A  staged.txt');
     const state = JSON.parse(read(dir, '.sleep-cycle/state.json'));
@@ -108,6 +110,8 @@ describe('sleep-cycle run (subprocess, temp git repo)', () => {
     expect(run.json.data.clusters[0].outcome).toBe('burned');
     const state = JSON.parse(read(dir, '.sleep-cycle/state.json'));
     expect(state.rules[id].state).toBe('rejected');
+    const audit = read(dir, '.sleep-cycle/lifecycle.jsonl').trim().split('\n').map((line) => JSON.parse(line));
+    expect(audit.map((e: any) => `${e.rule} ${e.from}->${e.to}`)).toEqual([`${id} none->active`, `${id} active->rejected`]);
     expect(read(dir, 'MEMORY.md')).not.toContain(id);
   });
 

@@ -1,0 +1,41 @@
+/**
+ * `.sleep-cycle/lifecycle.jsonl`: the append-only audit of every rule state change — who went from
+ * what to what, why, when, in which run. Pure parse/render; the plan appends, apply writes.
+ */
+export interface LifecycleEvent {
+  rule: string;
+  from: string;
+  to: string;
+  reason: string;
+  time: string;
+  run: string;
+  /** Set when a human overrode a safety block (`review --accept --force`). */
+  forced?: boolean;
+}
+
+export function renderEvents(events: LifecycleEvent[]): string {
+  return events.map((event) => `${JSON.stringify(event)}\n`).join('');
+}
+
+/** Appends to the existing log text, repairing a torn last line so the new events start on their own line. */
+export function appendEvents(existing: string | undefined, events: LifecycleEvent[]): string {
+  const base = existing ?? '';
+  const separator = base.length > 0 && !base.endsWith('\n') ? '\n' : '';
+  return `${base}${separator}${renderEvents(events)}`;
+}
+
+/** Every well-formed event, in order; broken lines are skipped (the log is for reading, not for logic). */
+export function parseEvents(text: string | undefined): LifecycleEvent[] {
+  if (!text) return [];
+  const events: LifecycleEvent[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const value = JSON.parse(line) as Partial<LifecycleEvent>;
+      if (typeof value.rule === 'string' && typeof value.to === 'string') events.push(value as LifecycleEvent);
+    } catch {
+      // A torn or hand-edited line: skip it.
+    }
+  }
+  return events;
+}
