@@ -5,10 +5,13 @@ import type { CliDeps } from './context-from-options.js';
 import { printFailure } from './output.js';
 import { runCommand } from './run-command.js';
 import { statusCommand } from './status-command.js';
+import { explainCommand } from './explain-command.js';
+import { reviewCommand } from './review-command.js';
 
-type Action = (options: Record<string, unknown>, deps: CliDeps) => Promise<number>;
+type Action = (args: string[], options: Record<string, unknown>, deps: CliDeps) => Promise<number>;
 
 interface CommandSpec {
+  /** Name with its arguments, as commander reads it: `explain <id>`. */
   name: string;
   description: string;
   options: Option[];
@@ -30,19 +33,36 @@ export const COMMANDS: CommandSpec[] = [
       new Option('--no-commit', 'write files but do not commit them'),
       new Option('--require-git', 'fail when the root is not a git repository'),
     ],
-    action: (options, deps) => runCommand(options, deps),
+    action: (_args, options, deps) => runCommand(options, deps),
   },
   {
     name: 'status',
     description: 'show the cursor, last sleep, pending clusters and rule counts',
     options: [],
-    action: (options, deps) => statusCommand(options, deps),
+    action: (_args, options, deps) => statusCommand(options, deps),
   },
   {
     name: 'config',
     description: 'show settings',
     options: [new Option('--print', 'print the resolved settings and where each came from')],
-    action: (options, deps) => configCommand(options, deps),
+    action: (_args, options, deps) => configCommand(options, deps),
+  },
+  {
+    name: 'review [id]',
+    description: 'list quarantined drafts and pending clusters, or accept/reject one',
+    options: [
+      new Option('--accept', 'write this quarantined draft into memory'),
+      new Option('--reject', 'burn this pattern: not proposed again for reject_cooldown_days'),
+      new Option('--force', 'with --accept: accept a draft the safety policy blocked (audited)'),
+      new Option('--reason <text>', 'with --reject: why, kept in the lifecycle audit'),
+    ],
+    action: (args, options, deps) => reviewCommand(args[0], options, deps),
+  },
+  {
+    name: 'explain <id>',
+    description: 'show why a rule exists: cluster, counts, evidence, synthesizer, safety verdict, history (read-only)',
+    options: [],
+    action: (args, options, deps) => explainCommand(args[0]!, options, deps),
   },
 ];
 
@@ -59,8 +79,10 @@ export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
     const command = program.command(spec.name).description(spec.description);
     command.option('--json', 'print one JSON envelope on stdout').option('--root <dir>', 'repository root (default: current directory)');
     for (const option of spec.options) command.addOption(option);
-    command.action(async (options: Record<string, unknown>) => {
-      exitCode = await spec.action(options, deps);
+    command.action(async (...received: unknown[]) => {
+      // commander passes the declared arguments, then the options object, then the command.
+      const args = received.slice(0, -2).map((value) => (value === undefined ? undefined : String(value))) as string[];
+      exitCode = await spec.action(args, received.at(-2) as Record<string, unknown>, deps);
     });
   }
   try {

@@ -68,6 +68,7 @@ export interface LedgerEntry {
 export interface QuarantineEntry {
   id: string;
   cluster_id: string;
+  kind: 'failure' | 'slow';
   tool_name: string;
   error_category: string | null;
   text: string;
@@ -76,6 +77,8 @@ export interface QuarantineEntry {
   /** True when a safety-policy rule blocked it (accepting it then needs --force). */
   safety_blocked: boolean;
   at: string;
+  /** The evidence and verdict, so `review --accept` and `explain` can show why. */
+  provenance?: LedgerEntry['provenance'];
 }
 
 export interface BurnedPattern {
@@ -95,6 +98,13 @@ export interface State {
   rules: Record<string, LedgerEntry>;
   burned: Record<string, BurnedPattern>;
   quarantine: Record<string, QuarantineEntry>;
+}
+
+/** A burned pattern is not proposed while its burn lasts: for good, or until its review cooldown ends. */
+export function isBurned(state: State, clusterId: string, now: Date): boolean {
+  const burn = state.burned[clusterId];
+  if (!burn) return false;
+  return !burn.until || now.toISOString() < burn.until;
 }
 
 export function emptyState(): State {

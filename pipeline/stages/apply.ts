@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { RunContext } from '../context.js';
-import type { Plan } from './plan.js';
+import type { FileChange, Plan } from './plan.js';
 
 export interface Written {
   written: string[];
@@ -17,10 +17,11 @@ export async function writeReport<I extends { reportText: string }>(input: I, ct
  * so a crash before the state write re-runs the same night, and the plan's id check keeps it idempotent.
  */
 export async function apply<I extends { plan: Plan; reportPath: string }>(input: I, ctx: RunContext): Promise<I & Written> {
-  const written: string[] = [input.reportPath];
-  for (const change of input.plan.changes) {
-    await ctx.fs.writeAtomic(resolve(ctx.root, change.path), change.content);
-    written.push(change.path);
-  }
-  return { ...input, written };
+  await applyChanges(ctx, input.plan.changes);
+  return { ...input, written: [input.reportPath, ...input.plan.changes.map((change) => change.path)] };
+}
+
+/** Writes file changes in order, each atomically. Shared by `run` and `review`. */
+export async function applyChanges(ctx: Pick<RunContext, 'fs' | 'root'>, changes: FileChange[]): Promise<void> {
+  for (const change of changes) await ctx.fs.writeAtomic(resolve(ctx.root, change.path), change.content);
 }

@@ -1,5 +1,5 @@
 import type { RunContext } from '../context.js';
-import type { PendingCluster, State } from '../memory/state.js';
+import { isBurned, type PendingCluster, type State } from '../memory/state.js';
 import type { Cluster, Evidence } from './cluster.js';
 
 export interface PromotedCluster extends Cluster {
@@ -70,7 +70,7 @@ export function computeGate(
       delete pending[cluster.id];
       continue;
     }
-    if (state.burned[cluster.id]) {
+    if (isBurned(state, cluster.id, now)) {
       result.outcomes[cluster.id] = 'burned';
       delete pending[cluster.id];
       continue;

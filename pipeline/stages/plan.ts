@@ -91,8 +91,9 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
       status = 'quarantined';
       if (!quarantine[draft.id]) events.push(event(draft.id, 'none', 'quarantined', item.reasons.join('; ')));
       quarantine[draft.id] = {
-        id: draft.id, cluster_id: draft.clusterId, tool_name: draft.toolName, error_category: draft.errorCategory, text, target,
+        id: draft.id, cluster_id: draft.clusterId, kind: draft.kind, tool_name: draft.toolName, error_category: draft.errorCategory, text, target,
         reasons: item.reasons, safety_blocked: item.verdict.verdict === 'block', at: now,
+        provenance: ledgerEntry(item, text, target, cluster, now).provenance,
       };
     } else if (rules[draft.id]?.state === 'active') {
       status = 'duplicate';
@@ -125,7 +126,7 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
     rules,
     quarantine,
   };
-  const changes = fileChanges(input, additions, options.settings);
+  const changes = buildTargetChanges(input, additions, options.settings);
   if (events.length > 0) {
     changes.push({ path: `${options.settings.state_dir}/lifecycle.jsonl`, role: 'audit', content: appendEvents(input.lifecycleText, events) });
   }
@@ -152,7 +153,12 @@ function ledgerEntry(item: ReviewedDraft, text: string, target: string, cluster:
   };
 }
 
-function fileChanges(input: PlanInput, additions: Map<string, SkillRule[]>, settings: BuildPlanOptions['settings']): FileChange[] {
+/** The new content of each memory or skill file that gains rules. */
+export function buildTargetChanges(
+  input: { memoryText: string | undefined; skillTexts: Record<string, string | undefined> },
+  additions: Map<string, SkillRule[]>,
+  settings: BuildPlanOptions['settings'],
+): FileChange[] {
   const changes: FileChange[] = [];
   for (const [target, rules] of [...additions].sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (target === 'memory') {

@@ -1,0 +1,17 @@
+import { buildExplanation, renderExplanation } from '../memory/explain.js';
+import { parseEvents } from '../memory/lifecycle.js';
+import type { CliDeps } from './context-from-options.js';
+import { openRepo } from './open-repo.js';
+import { printSuccess } from './output.js';
+
+export interface ExplainOptions {
+  root?: string;
+  json?: boolean;
+}
+
+/** Read-only: why a rule exists. Observation never reinforces or changes anything. */
+export async function explainCommand(id: string, options: ExplainOptions, deps: CliDeps): Promise<number> {
+  const { loaded } = await openRepo(options.root, deps);
+  const explanation = buildExplanation(id, loaded.state, parseEvents(loaded.lifecycleText));
+  return printSuccess(deps, Boolean(options.json), explanation, () => renderExplanation(explanation));
+}

@@ -1,0 +1,51 @@
+import { errors } from '../errors.js';
+import { acquireLock } from '../io/lock.js';
+import { repoPaths } from '../io/paths.js';
+import { buildReviewPlan, listReviewItems, type ReviewAction } from '../memory/review.js';
+import { applyChanges } from '../stages/apply.js';
+import type { CliDeps } from './context-from-options.js';
+import { openRepo } from './open-repo.js';
+import { printSuccess } from './output.js';
+
+export interface ReviewOptions {
+  root?: string;
+  json?: boolean;
+  accept?: boolean;
+  reject?: boolean;
+  force?: boolean;
+  reason?: string;
+}
+
+/** `review` lists what waits for a human; `review <id> --accept|--reject` decides one item. */
+export async function reviewCommand(id: string | undefined, options: ReviewOptions, deps: CliDeps): Promise<number> {
+  const { ctx, loaded } = await openRepo(options.root, deps);
+  if (!id) {
+    if (options.accept || options.reject) throw errors.usage('review --accept/--reject needs an id: `sleep-cycle review <id> --accept`.');
+    const items = listReviewItems(loaded.state);
+    return printSuccess(deps, Boolean(options.json), items, () => renderList(items));
+  }
+  const action = toAction(id, options);
+  const plan = buildReviewPlan(loaded, action, { now: ctx.now, runId: ctx.runId, settings: ctx.settings });
+  const lock = await acquireLock(ctx.fs, { path: repoPaths(ctx.root, ctx.settings).lock, runId: ctx.runId, now: ctx.now, staleMinutes: ctx.settings.lock_stale_minutes });
+  try {
+    await applyChanges(ctx, plan.changes);
+  } finally {
+    await lock.release();
+  }
+  const data = { action: action.kind, id, summary: plan.summary, written: plan.changes.map((change) => change.path), events: plan.events };
+  return printSuccess(deps, Boolean(options.json), data, () => `${plan.summary}\n  wrote: ${data.written.join(', ')}\n  commit these files with your review.\n`);
+}
+
+function toAction(id: string, options: ReviewOptions): ReviewAction {
+  if (options.accept === options.reject) throw errors.usage('review <id> needs exactly one of --accept or --reject.');
+  if (options.accept) return { kind: 'accept', id, force: Boolean(options.force) };
+  return { kind: 'reject', id, reason: (options.reason ?? 'no reason given').replace(/\s+/g, ' ').slice(0, 200) };
+}
+
+function renderList(items: ReturnType<typeof listReviewItems>): string {
+  const out = [`quarantined drafts: ${items.quarantined.length}`];
+  for (const q of items.quarantined) out.push(`  ${q.id} ${q.tool_name}${q.error_category ? `/${q.error_category}` : ''} → ${q.target}: ${q.text}`, ...q.reasons.map((r) => `      ${r}`));
+  out.push(`pending clusters: ${items.pending.length}`);
+  for (const p of items.pending) out.push(`  ${p.id} ${p.kind} ${p.tool_name}${p.error_category ? `/${p.error_category}` : ''}: ${p.count} in window, last ${p.last_seen}`);
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,49 @@
+import type { LifecycleEvent } from './lifecycle.js';
+import type { State } from './state.js';
+import { unknownId } from './review.js';
+
+/** Pure: why a rule (or a quarantined draft) exists, from the ledger and the lifecycle audit. */
+export function buildExplanation(id: string, state: State, events: LifecycleEvent[]) {
+  const rule = state.rules[id];
+  const draft = state.quarantine[id];
+  if (!rule && !draft) throw unknownId(id, [...Object.keys(state.rules), ...Object.keys(state.quarantine)], 'rule or quarantined draft');
+  const source = rule ?? draft!;
+  const provenance = source.provenance;
+  return {
+    id,
+    state: rule ? rule.state : 'quarantined',
+    text: source.text,
+    target: source.target,
+    cluster: { id: source.cluster_id, kind: rule?.kind ?? draft?.kind ?? 'failure', tool_name: source.tool_name, error_category: source.error_category },
+    counts: provenance ? { count: provenance.count, distinct_inputs: provenance.distinct_inputs, sessions: provenance.sessions } : null,
+    first_seen: provenance?.first_seen ?? null,
+    last_seen: rule?.last_seen ?? provenance?.last_seen ?? null,
+    hits_since_created: rule?.hits ?? 0,
+    evidence: provenance?.evidence ?? [],
+    synthesizer: provenance?.synthesizer ?? null,
+    model: provenance?.model ?? null,
+    prompt_version: provenance?.prompt_version ?? null,
+    safety: provenance?.safety ?? null,
+    quarantine_reasons: draft?.reasons ?? [],
+    history: events.filter((event) => event.rule === id || event.rule === source.cluster_id),
+  };
+}
+
+export type Explanation = ReturnType<typeof buildExplanation>;
+
+export function renderExplanation(e: Explanation): string {
+  const out = [
+    `${e.id} (${e.state}) → ${e.target}`,
+    `  "${e.text}"`,
+    `  cluster ${e.cluster.id}: ${e.cluster.kind} of ${e.cluster.tool_name}${e.cluster.error_category ? ` / ${e.cluster.error_category}` : ''}`,
+  ];
+  if (e.counts) out.push(`  seen ${e.counts.count} times, ${e.counts.distinct_inputs} distinct inputs, ${e.counts.sessions} sessions, ${e.first_seen} → ${e.last_seen}; ${e.hits_since_created} more since`);
+  out.push(`  written by ${e.synthesizer ?? 'unknown'}${e.model ? ` (${e.model}, prompt v${e.prompt_version})` : ''}`);
+  if (e.safety) out.push(`  safety: ${e.safety.verdict} against ${e.safety.policy || 'the policy'} (${e.safety.evaluated?.length ?? 0} rules evaluated${e.safety.violations.length ? `; fired: ${e.safety.violations.join(', ')}` : ''})`);
+  for (const reason of e.quarantine_reasons) out.push(`  quarantined: ${reason}`);
+  if (e.evidence.length > 0) out.push('  evidence:');
+  for (const item of e.evidence) out.push(`    ${item.timestamp} ${item.file}:${item.offset} input ${item.input_hash} session ${item.session_id ?? '–'}: ${item.message.replace(/\s+/g, ' ').slice(0, 160) || `${item.duration_ms} ms`}`);
+  if (e.history.length > 0) out.push('  history:');
+  for (const h of e.history) out.push(`    ${h.time} ${h.from} → ${h.to}${h.forced ? ' (forced)' : ''}: ${h.reason}`);
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,96 @@
+import { errors } from '../errors.js';
+import { buildTargetChanges, type FileChange } from '../stages/plan.js';
+import { appendEvents, type LifecycleEvent } from './lifecycle.js';
+import { renderState, type LedgerEntry, type State } from './state.js';
+import { textSha } from '../synth/rule-id.js';
+
+export type ReviewAction = { kind: 'accept'; id: string; force: boolean } | { kind: 'reject'; id: string; reason: string };
+
+export interface ReviewInput {
+  state: State;
+  memoryText: string | undefined;
+  skillTexts: Record<string, string | undefined>;
+  lifecycleText: string | undefined;
+}
+
+export interface ReviewOptions {
+  now: Date;
+  runId: string;
+  settings: { memory_file: string; skills_dir: string; state_dir: string; reject_cooldown_days: number };
+}
+
+export interface ReviewPlan {
+  changes: FileChange[];
+  events: LifecycleEvent[];
+  summary: string;
+}
+
+/** What waits for a human: quarantined drafts and clusters still below the threshold. */
+export function listReviewItems(state: State) {
+  return {
+    quarantined: Object.values(state.quarantine).map(({ id, cluster_id, tool_name, error_category, text, target, reasons, safety_blocked, at }) => ({
+      id, cluster_id, tool_name, error_category, text, target, reasons, safety_blocked, at,
+    })),
+    pending: Object.values(state.pending).map((p) => ({
+      id: p.id, kind: p.kind, tool_name: p.tool_name, error_category: p.error_category,
+      count: Object.values(p.days).reduce((sum, n) => sum + n, 0), last_seen: p.last_seen,
+    })),
+  };
+}
+
+/** Pure: the files a review decision changes. Accepting a safety-blocked draft needs `force` and is audited. */
+export function buildReviewPlan(input: ReviewInput, action: ReviewAction, options: ReviewOptions): ReviewPlan {
+  const now = options.now.toISOString();
+  const state: State = structuredClone(input.state);
+  const event = (rule: string, from: string, to: string, reason: string, forced?: boolean): LifecycleEvent =>
+    ({ rule, from, to, reason, time: now, run: options.runId, ...(forced ? { forced } : {}) });
+  const changes: FileChange[] = [];
+  let events: LifecycleEvent[];
+  let summary: string;
+
+  const quarantined = state.quarantine[action.id];
+  const pending = state.pending[action.id];
+  if (action.kind === 'accept') {
+    if (!quarantined) throw unknownId(action.id, Object.keys(state.quarantine), 'quarantined draft');
+    if (quarantined.safety_blocked && !action.force) {
+      throw errors.usage(`${action.id} was blocked by the safety policy (${quarantined.reasons.join('; ')}). Accepting it anyway needs --force, and is recorded in the lifecycle audit.`);
+    }
+    const entry: LedgerEntry = {
+      id: quarantined.id, cluster_id: quarantined.cluster_id, kind: quarantined.kind,
+      tool_name: quarantined.tool_name, error_category: quarantined.error_category, text: quarantined.text, text_sha: textSha(quarantined.text),
+      target: quarantined.target, state: 'active', created: now, last_seen: quarantined.provenance?.last_seen ?? now, hits: 0, pinned: false,
+      provenance: quarantined.provenance ?? emptyProvenance(now),
+    };
+    state.rules[entry.id] = entry;
+    delete state.quarantine[action.id];
+    changes.push(...buildTargetChanges(input, new Map([[entry.target, [{ id: entry.id, text: entry.text, cluster: entry.cluster_id }]]]), options.settings));
+    const forced = quarantined.safety_blocked;
+    events = [event(entry.id, 'quarantined', 'active', forced ? `accepted in review despite: ${quarantined.reasons.join('; ')}` : 'accepted in review', forced)];
+    summary = `accepted ${entry.id} into ${entry.target}${forced ? ' (forced past the safety policy; audited)' : ''}`;
+  } else {
+    if (!quarantined && !pending) throw unknownId(action.id, [...Object.keys(state.quarantine), ...Object.keys(state.pending)], 'quarantined draft or pending cluster');
+    const clusterId = quarantined ? quarantined.cluster_id : action.id;
+    const until = new Date(options.now.getTime() + options.settings.reject_cooldown_days * 86_400_000).toISOString();
+    state.burned[clusterId] = { rule_id: quarantined ? action.id : null, reason: `rejected in review: ${action.reason}`, at: now, until };
+    delete state.quarantine[action.id];
+    delete state.pending[clusterId];
+    events = [event(action.id, quarantined ? 'quarantined' : 'pending', 'rejected', `rejected in review: ${action.reason}`)];
+    summary = `rejected ${action.id}: pattern ${clusterId} will not be proposed again before ${until.slice(0, 10)}`;
+  }
+  changes.push({ path: `${options.settings.state_dir}/lifecycle.jsonl`, role: 'audit', content: appendEvents(input.lifecycleText, events) });
+  changes.push({ path: `${options.settings.state_dir}/state.json`, role: 'state', content: renderState(state) });
+  return { changes, events, summary };
+}
+
+export function unknownId(id: string, known: string[], what: string) {
+  const close = known.filter((candidate) => candidate.startsWith(id.slice(0, 4)) || candidate.includes(id)).slice(0, 5);
+  const hint = close.length > 0 ? ` Close matches: ${close.join(', ')}.` : known.length > 0 ? ` Known: ${known.slice(0, 5).join(', ')}${known.length > 5 ? ', …' : ''}.` : ' There are none.';
+  return errors.usage(`no ${what} with id "${id.slice(0, 40)}".${hint}`);
+}
+
+function emptyProvenance(now: string): LedgerEntry['provenance'] {
+  return {
+    synthesizer: 'unknown', count: 0, distinct_inputs: 0, sessions: 0, first_seen: now, last_seen: now, evidence: [],
+    safety: { verdict: 'unknown', violations: [], evaluated: [], policy: '' }, model: null, prompt_version: null,
+  };
+}

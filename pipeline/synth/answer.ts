@@ -1,0 +1,122 @@
+import type { PromotedCluster } from '../stages/gate.js';
+import { redact } from './redact.js';
+
+/**
+ * The boundary check of a model's `write_rule` answer. The model read attacker-controlled text, so its
+ * answer is untrusted too: every field is checked and every problem collected. Problems describe the
+ * answer without quoting it (a report or an error message must not carry what an attacker steered).
+ */
+
+export type AnswerTarget = 'memory' | 'skill';
+
+export type CheckedAnswer =
+  | { ok: true; rule: string; target: AnswerTarget; rationale: string; confidence: number }
+  | { ok: false; problems: string[] };
+
+export interface CheckAnswerOptions {
+  /** Hosts a rule may link to; a subdomain of a listed host is allowed too. */
+  urlAllowlist: string[];
+}
+
+const RULE_MIN = 20;
+const RULE_MAX = 300;
+const FIELDS = new Set(['rule', 'target', 'rationale', 'confidence']);
+
+export function checkAnswer(input: unknown, cluster: PromotedCluster, options: CheckAnswerOptions): CheckedAnswer {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    return { ok: false, problems: ['the answer is not an object with rule, target, rationale and confidence'] };
+  }
+  const answer = input as Record<string, unknown>;
+  const problems = [
+    ...unexpectedFields(answer),
+    ...ruleProblems(answer.rule, cluster.tool_name, options.urlAllowlist),
+    ...targetProblems(answer.target),
+    ...(typeof answer.rationale === 'string' ? [] : ['rationale is missing or not a string']),
+    ...confidenceProblems(answer.confidence),
+  ];
+  if (problems.length > 0) return { ok: false, problems };
+  return {
+    ok: true,
+    rule: (answer.rule as string).trim(),
+    target: answer.target as AnswerTarget,
+    rationale: answer.rationale as string,
+    confidence: answer.confidence as number,
+  };
+}
+
+function unexpectedFields(answer: Record<string, unknown>): string[] {
+  const extra = Object.keys(answer).filter((key) => !FIELDS.has(key));
+  return extra.length > 0 ? [`unexpected fields: ${extra.map((key) => JSON.stringify(key.slice(0, 40))).join(', ')}`] : [];
+}
+
+function ruleProblems(value: unknown, toolName: string, allowlist: string[]): string[] {
+  if (typeof value !== 'string') return ['rule is missing or not a string'];
+  const rule = value.trim();
+  const problems: string[] = [];
+  const length = Array.from(rule).length;
+  if (length < RULE_MIN || length > RULE_MAX) problems.push(`rule is ${length} characters long (expected ${RULE_MIN} to ${RULE_MAX})`);
+  if (/[\n\r\u2028\u2029\u0085]/.test(rule)) problems.push('rule spans more than one line');
+  if (/[\p{Cc}\p{Cf}]/u.test(rule.replace(/[\n\r\u0085]/g, ''))) problems.push('rule contains control or invisible characters');
+  if (rule.includes('<!--') || rule.includes('-->')) problems.push('rule contains an HTML comment marker (<!-- or -->)');
+  if (redact(rule) !== rule) problems.push('rule contains a secret-shaped value');
+  problems.push(...urlProblems(rule, allowlist));
+  if (!mentionsTool(rule, toolName)) problems.push('rule does not name the tool');
+  return problems;
+}
+
+function targetProblems(value: unknown): string[] {
+  return value === 'memory' || value === 'skill' ? [] : ['target must be "memory" or "skill"'];
+}
+
+function confidenceProblems(value: unknown): string[] {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return ['confidence is missing or not a number'];
+  return value >= 0 && value <= 1 ? [] : ['confidence must be between 0 and 1'];
+}
+
+/** `scheme://…`, `//host/…` and bare `www.` hosts are links; script-like schemes are never allowed. */
+const LINK = /\b[a-z][a-z0-9+.-]*:\/\/[^\s<>"'`)\]]+|(?<![\w:/])\/\/[a-z0-9-]+(?:\.[a-z0-9-]+)+[^\s<>"'`)\]]*|\bwww\.[a-z0-9-]+(?:\.[a-z0-9-]+)+[^\s<>"'`)\]]*/gi;
+const SCRIPT_SCHEME = /\b(?:javascript|vbscript|data|file):/i;
+
+function urlProblems(rule: string, allowlist: string[]): string[] {
+  const problems: string[] = [];
+  if (SCRIPT_SCHEME.test(rule)) problems.push('rule contains a javascript:, vbscript:, data: or file: link');
+  const allowed = allowlist.map((host) => host.toLowerCase());
+  for (const link of rule.match(LINK) ?? []) {
+    const host = hostOf(link);
+    if (host === null) problems.push('rule contains a link that is not a valid URL');
+    else if (!allowed.some((entry) => host === entry || host.endsWith(`.${entry}`))) {
+      problems.push(`rule links to ${JSON.stringify(redact(host).slice(0, 80))}, which is not in url_allowlist`);
+    }
+  }
+  return problems;
+}
+
+function hostOf(link: string): string | null {
+  const absolute = link.startsWith('//') ? `https:${link}` : /^www\./i.test(link) ? `https://${link}` : link;
+  try {
+    const host = new URL(absolute).hostname.toLowerCase();
+    return host.length > 0 ? host : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Names as written in prose: `git_push` may appear as "git push", and an MCP tool
+ * (`mcp__server__tool`) by its last segment alone.
+ */
+export function mentionsTool(rule: string, toolName: string): boolean {
+  const text = fold(rule);
+  const segments = toolName.split('__').filter(Boolean);
+  const last = segments.length > 1 ? segments[segments.length - 1] : undefined;
+  const names = [toolName, ...(last !== undefined ? [last] : [])].map(fold).filter((name) => name.length > 0);
+  return names.some((name) => new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(name)}(?![\\p{L}\\p{N}])`, 'u').test(text));
+}
+
+function fold(text: string): string {
+  return text.normalize('NFKC').toLowerCase().replace(/[\s_-]+/g, ' ').trim();
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
