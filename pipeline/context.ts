@@ -1,6 +1,7 @@
 import type { FsPort } from './io/fs.js';
 import type { GitPort } from './io/git.js';
 import type { Settings } from './settings/schema.js';
+import type { ClaudeSynthesizer } from './synth/claude.js';
 import type { Synthesizer } from './synth/port.js';
 
 export interface RunOptions {
@@ -9,6 +10,8 @@ export interface RunOptions {
   since?: string;
   commit: boolean;
   requireGit: boolean;
+  /** Fail the run (E_LLM) when Claude rejects the key, instead of falling back to offline. */
+  requireLlm?: boolean;
 }
 
 export interface Logger {
@@ -25,7 +28,10 @@ export interface RunContext {
   options: RunOptions;
   fs: FsPort;
   git: GitPort;
+  /** The deterministic offline synthesizer: the default, and the fallback whenever Claude fails. */
   synthesizer: Synthesizer;
+  /** The Claude synthesizer, when a key is set (or `synthesizer: claude`). */
+  llm?: { synthesizer: ClaudeSynthesizer; model: string; promptVersion: string };
   logger: Logger;
   /** What the entry point decided that the report should say (e.g. which synthesizer and why). */
   startupNotices: string[];

@@ -15,6 +15,7 @@ import type { Cluster } from './stages/cluster.js';
 import type { ClusterOutcome } from './stages/gate.js';
 import type { LineCounts } from './stages/ingest.js';
 import type { Proposal } from './stages/plan.js';
+import type { LlmRunStats } from './stages/synthesize.js';
 
 type StageFn = (input: never, ctx: RunContext) => Promise<object>;
 
@@ -51,6 +52,7 @@ export interface RunResult {
   })[];
   proposals: Proposal[];
   notices: string[];
+  llm: LlmRunStats;
   report_path: string;
   written: string[];
   commit: string | null;
@@ -86,6 +88,7 @@ interface FinalData {
   outcomes: Record<string, ClusterOutcome>;
   windowCounts: Record<string, number>;
   plan: { proposals: Proposal[] };
+  llm: LlmRunStats;
   notices: string[];
   reportPath: string;
   written?: string[];
@@ -105,6 +108,7 @@ function toResult(data: FinalData, ctx: RunContext, takenOver: string | null): R
     })),
     proposals: data.plan.proposals,
     notices,
+    llm: data.llm,
     report_path: data.reportPath,
     written: data.written ?? [data.reportPath],
     commit: data.commit ?? null,

@@ -5,7 +5,9 @@ import { nodeFs, type FsPort } from '../io/fs.js';
 import { simpleGitPort, type GitPort } from '../io/git.js';
 import { resolveSettings, type ResolvedSettings } from '../settings/resolve.js';
 import type { Settings } from '../settings/schema.js';
+import { createClaudeSynthesizer } from '../synth/claude.js';
 import { createOfflineSynthesizer } from '../synth/offline.js';
+import { PROMPT_VERSION } from '../synth/prompt.js';
 
 /** The effects a command may use; tests swap any of them. Defaults are read only here. */
 export interface CliDeps {
@@ -53,13 +55,31 @@ export function buildRunContext(deps: CliDeps, root: string, settings: Settings,
     fs: deps.fs,
     git: deps.git,
     synthesizer: createOfflineSynthesizer(),
+    ...llmFor(settings, deps.env),
     logger,
     startupNotices: synthesizerNotices(settings, deps.env),
   };
 }
 
-/** The Claude synthesizer arrives with its own issue; until then say plainly that rules were written offline. */
+/** Claude writes the rules when a key is set (synthesizer auto or claude); offline stays the fallback. */
+function llmFor(settings: Settings, env: Record<string, string | undefined>): Pick<RunContext, 'llm'> {
+  const apiKey = env.ANTHROPIC_API_KEY?.trim();
+  if (settings.synthesizer === 'offline' || !apiKey) return {};
+  const synthesizer = createClaudeSynthesizer({
+    apiKey,
+    baseURL: env.ANTHROPIC_BASE_URL?.trim() || undefined,
+    model: settings.model,
+    maxTokens: settings.max_tokens,
+    timeoutMs: settings.llm_timeout_ms,
+    maxRetries: settings.llm_max_retries,
+    urlAllowlist: settings.url_allowlist,
+  });
+  return { llm: { synthesizer, model: settings.model, promptVersion: PROMPT_VERSION } };
+}
+
 function synthesizerNotices(settings: Settings, env: Record<string, string | undefined>): string[] {
-  const wanted = settings.synthesizer === 'claude' || Boolean(env.ANTHROPIC_API_KEY);
-  return wanted ? ['the Claude synthesizer is not available in this version: rules were written by the offline synthesizer.'] : [];
+  if (settings.synthesizer === 'claude' && !env.ANTHROPIC_API_KEY?.trim()) {
+    return ['synthesizer is claude but ANTHROPIC_API_KEY is not set: rules were written by the offline synthesizer.'];
+  }
+  return [];
 }

@@ -32,6 +32,8 @@ export const COMMANDS: CommandSpec[] = [
       new Option('--min-repeats <n>', 'repeats needed before a pattern becomes a rule (default 3)'),
       new Option('--no-commit', 'write files but do not commit them'),
       new Option('--require-git', 'fail when the root is not a git repository'),
+      new Option('--max-llm-calls <n>', 'most Claude calls this run; later clusters wait for the next night'),
+      new Option('--require-llm', 'fail (E_LLM) instead of falling back to offline when Claude rejects the key'),
     ],
     action: (_args, options, deps) => runCommand(options, deps),
   },

@@ -15,6 +15,8 @@ export interface RunCommandOptions {
   minRepeats?: string;
   commit?: boolean;
   requireGit?: boolean;
+  requireLlm?: boolean;
+  maxLlmCalls?: string;
 }
 
 export async function runCommand(options: RunCommandOptions, deps: CliDeps): Promise<number> {
@@ -22,6 +24,7 @@ export async function runCommand(options: RunCommandOptions, deps: CliDeps): Pro
   const flags: Partial<Settings> = {};
   if (options.minRepeats !== undefined) flags.min_repeats = parseCount(options.minRepeats, '--min-repeats');
   if (options.log && options.log.length > 0) flags.logs = options.log;
+  if (options.maxLlmCalls !== undefined) flags.max_llm_calls = parseCount(options.maxLlmCalls, '--max-llm-calls', 0);
   if (options.since !== undefined && (parseTimestamp(options.since) === null || /^\d+$/.test(options.since))) {
     throw errors.usage(`--since expects an ISO-8601 time such as 2026-11-20T00:00:00Z, found "${options.since.slice(0, 40)}".`);
   }
@@ -31,14 +34,20 @@ export async function runCommand(options: RunCommandOptions, deps: CliDeps): Pro
     ...(options.since !== undefined ? { since: options.since } : {}),
     commit: options.commit !== false,
     requireGit: Boolean(options.requireGit),
+    requireLlm: Boolean(options.requireLlm),
   });
+  if (options.requireLlm && !ctx.llm) {
+    throw errors.usage('--require-llm needs the claude synthesizer: set ANTHROPIC_API_KEY (and synthesizer auto or claude).');
+  }
   const result = await runSleepCycle(ctx);
   return printSuccess(deps, Boolean(options.json), result, () => renderRunText(result));
 }
 
-function parseCount(text: string, flag: string): number {
+function parseCount(text: string, flag: string, min = 1): number {
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw errors.usage(`${flag} expects a whole number of at least 1, found "${text.slice(0, 20)}".`);
+  if (!/^\d+$/.test(text.trim()) || !Number.isInteger(value) || value < min) {
+    throw errors.usage(`${flag} expects a whole number of at least ${min}, found "${text.slice(0, 20)}".`);
+  }
   return value;
 }
 

@@ -1,7 +1,9 @@
 /**
  * MEMORY.md is human-owned; sleep-cycle owns only the `## Derived Rules` section. These functions are
  * pure: parse finds the section and its rule bullets, addRules returns the new text with every byte
- * outside the section unchanged.
+ * outside the section unchanged. addRules never re-joins lines: it inserts the new bullets into the
+ * original string at one offset, so every human line keeps its own line ending (LF or CRLF).
+ * Fenced code blocks (``` or ~~~) are opaque: a heading or rule bullet inside one is just code.
  */
 export const DERIVED_HEADING = '## Derived Rules';
 
@@ -11,6 +13,7 @@ export interface MemoryRule {
 }
 
 export interface ParsedMemory {
+  /** The line ending of the file's first line break (LF when it has none); new sections use it. */
   eol: '\n' | '\r\n';
   /** Line indexes: the heading line and the first line after the section; null when absent. */
   section: { heading: number; end: number } | null;
@@ -20,42 +23,84 @@ export interface ParsedMemory {
 }
 
 const RULE_LINE = /^\s*[-*]\s+(.*?)\s*<!--\s*rule:(r-[0-9a-f]{4,16})\s*-->\s*$/;
+/** CommonMark fences: up to 3 spaces of indent, 3+ backticks or tildes, then an info string. */
+const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+const FENCE_CLOSE = /^ {0,3}(`{3,}|~{3,})[ \t]*$/;
 
-export function parseMemory(text: string): ParsedMemory {
-  const eol = text.includes('\r\n') ? '\r\n' : '\n';
-  const lines = splitLines(text);
-  const headings = lines.flatMap((line, index) => (isDerivedHeading(line) ? [index] : []));
-  const heading = headings[0];
-  if (heading === undefined) return { eol, section: null, rules: [], duplicateHeadings: 0 };
-  let end = heading + 1;
-  while (end < lines.length && !/^#{1,2}\s/.test(lines[end]!)) end += 1;
-  const rules: MemoryRule[] = [];
-  for (let i = heading + 1; i < end; i++) {
-    const match = RULE_LINE.exec(lines[i]!);
-    if (match) rules.push({ id: match[2]!, text: match[1]! });
-  }
-  return { eol, section: { heading, end }, rules, duplicateHeadings: headings.length - 1 };
+interface Line {
+  /** The line without its line ending (a CR before the LF is not part of it). */
+  text: string;
+  /** Offset of the line's first character. */
+  start: number;
+  /** Offset just past the line's LF, or the end of the file for a last line without one. */
+  next: number;
+  /** The line ending as written: '\n', '\r\n', or '' for a last line without one. */
+  eol: string;
+  /** The line is part of a fenced code block (its opening and closing fence lines included). */
+  fenced: boolean;
+  /** A fenced code block is still open after this line. */
+  openAfter: boolean;
 }
 
-/** Appends rule bullets at the end of the section, creating the section at the end of the file if needed. */
+interface Scan {
+  lines: Line[];
+  /** The opening fence of a code block the file never closes, or null. */
+  openFence: string | null;
+  section: { heading: number; end: number } | null;
+  headings: number[];
+}
+
+export function parseMemory(text: string): ParsedMemory {
+  const scan = scanMemory(text);
+  const eol = firstEol(text);
+  if (!scan.section) return { eol, section: null, rules: [], duplicateHeadings: 0 };
+  const { heading, end } = scan.section;
+  const rules: MemoryRule[] = [];
+  for (let i = heading + 1; i < end; i++) {
+    const line = scan.lines[i]!;
+    if (line.fenced) continue;
+    const match = RULE_LINE.exec(line.text);
+    if (match) rules.push({ id: match[2]!, text: match[1]! });
+  }
+  return { eol, section: { heading, end }, rules, duplicateHeadings: scan.headings.length - 1 };
+}
+
+/**
+ * Appends rule bullets at the end of the section (after its last non-blank line, or right after the
+ * heading), creating the section at the end of the file if needed. The result is always the original
+ * text with one contiguous insertion.
+ */
 export function addRules(text: string, rules: MemoryRule[]): string {
   if (rules.length === 0) return text;
-  const parsed = parseMemory(text);
+  const scan = scanMemory(text);
   const bullets = rules.map(renderRule);
-  const lines = splitLines(text);
-  if (!parsed.section) {
-    const body = text.length === 0 || text.endsWith('\n') ? text : `${text}${parsed.eol}`;
-    const gap = body.length === 0 ? '' : parsed.eol;
-    return `${body}${gap}${DERIVED_HEADING}${parsed.eol}${parsed.eol}${bullets.join(parsed.eol)}${parsed.eol}`;
+  if (!scan.section) {
+    const eol = firstEol(text);
+    let body = text.length === 0 || text.endsWith('\n') ? text : `${text}${eol}`;
+    // An unclosed fence runs to the end of the file and would swallow the new section: close it
+    // (Markdown closes it there anyway, so the human content renders the same).
+    if (scan.openFence !== null) body += `${scan.openFence}${eol}`;
+    const gap = body.length === 0 ? '' : eol;
+    return `${body}${gap}${DERIVED_HEADING}${eol}${eol}${bullets.join(eol)}${eol}`;
   }
-  let insertAt = parsed.section.end;
-  while (insertAt > parsed.section.heading + 1 && lines[insertAt - 1]!.trim() === '') insertAt -= 1;
-  const before = lines.slice(0, insertAt);
-  const after = lines.slice(insertAt);
-  const needsGap = insertAt === parsed.section.heading + 1;
-  const joined = [...before, ...(needsGap ? [''] : []), ...bullets, ...after];
-  const trailing = text.endsWith('\n') || after.length > 0 ? '' : parsed.eol;
-  return joinLines(joined, parsed.eol, text) + trailing;
+  const { heading, end } = scan.section;
+  const headingLine = scan.lines[heading]!;
+  const eol = headingLine.eol === '\r\n' || headingLine.eol === '\n' ? headingLine.eol : firstEol(text);
+  // The last non-blank line of the section that is not inside a still-open fence (bullets placed in
+  // an unclosed fence would be code, not rules).
+  let anchor = heading;
+  for (let i = end - 1; i > heading; i--) {
+    const line = scan.lines[i]!;
+    if (line.text.trim() !== '' && !line.openAfter) {
+      anchor = i;
+      break;
+    }
+  }
+  const line = scan.lines[anchor]!;
+  const offset = line.next;
+  const lead = line.eol === '' ? eol : '';
+  const gap = anchor === heading ? eol : '';
+  return `${text.slice(0, offset)}${lead}${gap}${bullets.join(eol)}${eol}${text.slice(offset)}`;
 }
 
 export function renderRule(rule: MemoryRule): string {
@@ -71,13 +116,53 @@ function isDerivedHeading(line: string): boolean {
   return /^##\s+Derived Rules\s*$/i.test(line);
 }
 
-/** Splits on LF, dropping the CR of CRLF; a final newline does not produce an extra empty line. */
-function splitLines(text: string): string[] {
-  if (text.length === 0) return [];
-  const body = text.endsWith('\n') ? text.slice(0, -1) : text;
-  return body.split('\n').map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
+function isSectionEnd(line: string): boolean {
+  return /^#{1,2}\s/.test(line);
 }
 
-function joinLines(lines: string[], eol: string, original: string): string {
-  return lines.join(eol) + (original.endsWith('\n') ? eol : '');
+function firstEol(text: string): '\n' | '\r\n' {
+  const lf = text.indexOf('\n');
+  return lf > 0 && text[lf - 1] === '\r' ? '\r\n' : '\n';
+}
+
+/**
+ * Splits on LF (a CR before it belongs to the line ending; a final newline does not produce an extra
+ * empty line), tracks fenced code blocks, and finds the managed section outside of them.
+ */
+function scanMemory(text: string): Scan {
+  const lines: Line[] = [];
+  let fence: { char: string; length: number; marker: string } | null = null;
+  let start = 0;
+  while (start < text.length) {
+    const lf = text.indexOf('\n', start);
+    const stop = lf === -1 ? text.length : lf;
+    const next = lf === -1 ? text.length : lf + 1;
+    const hasCr = stop > start && text[stop - 1] === '\r';
+    const content = text.slice(start, hasCr ? stop - 1 : stop);
+    const eol = lf === -1 ? '' : hasCr ? '\r\n' : '\n';
+    let fenced = false;
+    if (fence) {
+      fenced = true;
+      const close = FENCE_CLOSE.exec(content);
+      if (close && close[1]![0] === fence.char && close[1]!.length >= fence.length) fence = null;
+    } else {
+      const open = FENCE_OPEN.exec(content);
+      // A backtick fence's info string cannot contain a backtick (that line is inline code instead).
+      if (open && !(open[1]![0] === '`' && open[2]!.includes('`'))) {
+        fenced = true;
+        fence = { char: open[1]![0]!, length: open[1]!.length, marker: open[1]! };
+      }
+    }
+    lines.push({ text: content, start, next, eol, fenced, openAfter: fence !== null });
+    start = next;
+  }
+  const headings = lines.flatMap((line, index) => (!line.fenced && isDerivedHeading(line.text) ? [index] : []));
+  const heading = headings[0];
+  let section: Scan['section'] = null;
+  if (heading !== undefined) {
+    let end = heading + 1;
+    while (end < lines.length && (lines[end]!.fenced || !isSectionEnd(lines[end]!.text))) end += 1;
+    section = { heading, end };
+  }
+  return { lines, openFence: fence ? fence.marker : null, section, headings };
 }

@@ -1,10 +1,14 @@
-import { isMap, isSeq, parseDocument, YAMLMap, YAMLSeq } from 'yaml';
+import { isDeepStrictEqual } from 'node:util';
+import { isMap, isScalar, isSeq, parse, parseDocument, YAMLMap, YAMLSeq, type Document, type Pair } from 'yaml';
 import { errors } from '../errors.js';
 import { sanitizeRuleText, type MemoryRule } from './memory-md.js';
 
 /**
- * skills/<name>.yaml: humans own every key but `derived_rules`. Edits go through the yaml Document
- * API so comments, key order and the rest of the file survive.
+ * skills/<name>.yaml: humans own every key but `derived_rules`. New rules are spliced into the original
+ * text at the derived_rules value (found through the yaml parser's node ranges), so every other byte —
+ * spacing, flow sequences, folded scalars, comments, line endings — survives. The spliced text is
+ * re-parsed and checked; if the check fails, the file is rewritten through the yaml Document API
+ * instead (correct, but it reformats human-owned parts).
  */
 export interface SkillRule extends MemoryRule {
   cluster: string;
@@ -26,6 +30,86 @@ export function parseSkillRules(text: string, file: string): MemoryRule[] {
 export function addSkillRules(text: string | undefined, skill: string, file: string, rules: SkillRule[]): string {
   const source = text ?? `# Skill file created by sleep-cycle for ${skill} tools.\nname: ${skill}\nderived_rules: []\n`;
   const doc = parseSkill(source, file);
+  if (rules.length === 0) return source;
+  const items = rules.map((rule) => ({ id: rule.id, rule: sanitizeRuleText(rule.text), cluster: rule.cluster }));
+  const spliced = spliceRules(source, doc, items);
+  if (spliced !== null && verifySplice(source, spliced, items)) return spliced;
+  return rewriteDocument(doc, items, lineEnding(source));
+}
+
+interface NewItem {
+  id: string;
+  rule: string;
+  cluster: string;
+}
+
+/** The text with the new items spliced into the derived_rules value, or null for a layout it does not handle. */
+function spliceRules(source: string, doc: Document, items: NewItem[]): string | null {
+  const root = doc.contents;
+  if (root !== null && (!isMap(root) || root.flow)) return null;
+  const eol = lineEnding(source);
+  const pair = root === null ? undefined : (root.items as Pair[]).find((p) => isScalar(p.key) && p.key.value === 'derived_rules');
+  if (!pair) {
+    // Absent: a new top-level key at the end, at the root map's indentation.
+    const first = root?.items[0] as Pair | undefined;
+    const keyStart = first && isScalar(first.key) ? first.key.range?.[0] : undefined;
+    const indent = keyStart === undefined ? 0 : column(source, keyStart);
+    const lead = source.length === 0 || source.endsWith('\n') ? '' : eol;
+    return `${source}${lead}${' '.repeat(indent)}derived_rules:${eol}${renderItems(items, indent + 2, eol)}`;
+  }
+  const key = pair.key as { range?: [number, number, number] | null };
+  const value = pair.value as { range?: [number, number, number] | null } | null;
+  if (!key.range || !value?.range) return null;
+  const [valueStart, valueEnd] = value.range;
+  if (isSeq(value) && !value.flow && value.items.length > 0) {
+    // A block sequence: new items after the last one, at the existing items' indentation.
+    if (source[valueStart] !== '-') return null;
+    const last = value.items[value.items.length - 1] as { range?: [number, number, number] | null };
+    if (!last.range) return null;
+    const at = lineBoundaryAtOrAfter(source, last.range[1]);
+    const lead = at === source.length && !source.endsWith('\n') ? eol : '';
+    return `${source.slice(0, at)}${lead}${renderItems(items, column(source, valueStart), eol)}${source.slice(at)}`;
+  }
+  const emptyFlow = isSeq(value) && value.flow && value.items.length === 0;
+  const nullScalar = isScalar(value) && value.value === null;
+  if (!emptyFlow && !nullScalar) return null;
+  // `[]`, `null`, `~` or nothing: drop the value text (and the blanks around it when nothing else
+  // follows on the line), then put a block sequence on the following lines.
+  let cutStart = valueStart;
+  let cutEnd = valueEnd;
+  if (cutEnd > cutStart) {
+    while (cutStart > 0 && (source[cutStart - 1] === ' ' || source[cutStart - 1] === '\t')) cutStart -= 1;
+    let probe = cutEnd;
+    while (probe < source.length && (source[probe] === ' ' || source[probe] === '\t')) probe += 1;
+    if (probe === source.length || source[probe] === '\n' || source[probe] === '\r') cutEnd = probe;
+    else cutStart = valueStart; // a comment follows: keep the blanks that separate it
+  }
+  const anchor = valueEnd > valueStart ? valueEnd - 1 : key.range[1];
+  const lf = source.indexOf('\n', anchor);
+  const at = lf === -1 ? source.length : lf + 1;
+  const lead = lf === -1 ? eol : '';
+  const indent = column(source, key.range[0]) + 2;
+  return `${source.slice(0, cutStart)}${source.slice(cutEnd, at)}${lead}${renderItems(items, indent, eol)}${source.slice(at)}`;
+}
+
+/** The spliced text parses, and means exactly the old document with the new items appended to derived_rules. */
+function verifySplice(source: string, spliced: string, items: NewItem[]): boolean {
+  try {
+    const before = parseDocument(source);
+    const after = parseDocument(spliced);
+    if (after.errors.length > 0 || (after.contents !== null && !isMap(after.contents))) return false;
+    const old = (before.toJS() ?? {}) as Record<string, unknown>;
+    const oldRules = old.derived_rules ?? [];
+    if (!Array.isArray(oldRules)) return false;
+    const expected = { ...old, derived_rules: [...oldRules, ...items] };
+    return isDeepStrictEqual(after.toJS(), expected);
+  } catch {
+    return false;
+  }
+}
+
+/** Fallback: the Document API keeps comments and key order but reformats the rest of the file. */
+function rewriteDocument(doc: Document, items: NewItem[], eol: '\n' | '\r\n'): string {
   let seq = doc.get('derived_rules');
   if (!isSeq(seq)) {
     seq = new YAMLSeq();
@@ -33,14 +117,61 @@ export function addSkillRules(text: string | undefined, skill: string, file: str
   }
   const list = seq as YAMLSeq;
   list.flow = false;
-  for (const rule of rules) {
+  for (const rule of items) {
     const item = new YAMLMap();
     item.set('id', rule.id);
-    item.set('rule', sanitizeRuleText(rule.text));
+    item.set('rule', rule.rule);
     item.set('cluster', rule.cluster);
     list.items.push(item);
   }
-  return doc.toString({ lineWidth: 0 });
+  const out = doc.toString({ lineWidth: 0 });
+  return eol === '\r\n' ? out.replace(/\r?\n/g, '\r\n') : out;
+}
+
+function renderItems(items: NewItem[], indent: number, eol: string): string {
+  const pad = ' '.repeat(indent);
+  return items
+    .map((item) => `${pad}- id: ${scalar(item.id)}${eol}${pad}  rule: ${quoteDouble(item.rule)}${eol}${pad}  cluster: ${scalar(item.cluster)}${eol}`)
+    .join('');
+}
+
+/** A plain scalar when it reads back as the same string (ids like r-1a2b3c), double-quoted otherwise. */
+function scalar(value: string): string {
+  if (/^[A-Za-z][\w.-]*$/.test(value)) {
+    try {
+      if (parse(value) === value) return value;
+    } catch {
+      // fall through to quoting
+    }
+  }
+  return quoteDouble(value);
+}
+
+/**
+ * A YAML double-quoted scalar. JSON string syntax is valid YAML; characters YAML does not allow
+ * unescaped (C1 controls, BOM, non-characters) or that YAML 1.1 reads as line breaks are escaped too.
+ */
+function quoteDouble(value: string): string {
+  return JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The line ending of the first line break; LF when there is none. */
+function lineEnding(text: string): '\n' | '\r\n' {
+  const lf = text.indexOf('\n');
+  return lf > 0 && text[lf - 1] === '\r' ? '\r\n' : '\n';
+}
+
+/** The column of `offset` (a byte-order mark at the start of the file takes no column). */
+function column(text: string, offset: number): number {
+  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+  return offset - lineStart - (lineStart === 0 && text.startsWith('\ufeff') ? 1 : 0);
+}
+
+/** `offset` when it starts a line (or is the end of the text), else the start of the next line. */
+function lineBoundaryAtOrAfter(text: string, offset: number): number {
+  if (offset === 0 || offset >= text.length || text[offset - 1] === '\n') return Math.min(offset, text.length);
+  const lf = text.indexOf('\n', offset);
+  return lf === -1 ? text.length : lf + 1;
 }
 
 function parseSkill(text: string, file: string) {

@@ -32,6 +32,7 @@ export interface PendingCluster {
   last_seen: string;
   samples: Evidence[];
   signatures: Signature[];
+  baseline_ms?: number | null;
 }
 
 export type RuleState = 'active' | 'rejected';
@@ -89,6 +90,15 @@ export interface BurnedPattern {
   until?: string | null;
 }
 
+/** A Claude answer kept by (evidence hash, model, prompt version): re-running a night costs no calls. */
+export interface LlmCacheEntry {
+  text: string;
+  model: string;
+  prompt_version: string;
+  notes: string[];
+  at: string;
+}
+
 export interface State {
   version: number;
   last_sleep: string | null;
@@ -98,6 +108,7 @@ export interface State {
   rules: Record<string, LedgerEntry>;
   burned: Record<string, BurnedPattern>;
   quarantine: Record<string, QuarantineEntry>;
+  llm_cache: Record<string, LlmCacheEntry>;
 }
 
 /** A burned pattern is not proposed while its burn lasts: for good, or until its review cooldown ends. */
@@ -108,10 +119,10 @@ export function isBurned(state: State, clusterId: string, now: Date): boolean {
 }
 
 export function emptyState(): State {
-  return { version: STATE_VERSION, last_sleep: null, cursors: {}, baselines: {}, pending: {}, rules: {}, burned: {}, quarantine: {} };
+  return { version: STATE_VERSION, last_sleep: null, cursors: {}, baselines: {}, pending: {}, rules: {}, burned: {}, quarantine: {}, llm_cache: {} };
 }
 
-const SECTIONS = ['cursors', 'baselines', 'pending', 'rules', 'burned', 'quarantine'] as const;
+const SECTIONS = ['cursors', 'baselines', 'pending', 'rules', 'burned', 'quarantine', 'llm_cache'] as const;
 
 /** Parses state.json; a missing file is a first night, a broken one is an error that names the fix. */
 export function parseState(text: string | undefined, path: string): State {

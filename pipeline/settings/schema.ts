@@ -77,7 +77,7 @@ const oneOf = (...choices: string[]) => (value: unknown) =>
 const modelId = (value: unknown) =>
   typeof value === 'string' && /^[a-z0-9][a-z0-9.:@_-]{2,80}$/i.test(value)
     ? { ok: true as const, value }
-    : { ok: false as const, expected: 'a model id such as claude-sonnet-4-5' };
+    : { ok: false as const, expected: 'a model id such as claude-haiku-5-5' };
 
 const hosts = (value: unknown) =>
   Array.isArray(value) && value.every((item) => typeof item === 'string' && /^[a-z0-9.-]+$/i.test(item))
@@ -104,7 +104,7 @@ export const SETTINGS: Record<SettingKey, SettingSpec> = {
   safety_rules: { description: 'The safety policy every drafted rule is checked against.', default: 'config/safety-rules.yaml', check: path, fromEnv: (t) => t },
   routing: { description: 'Tool name -> skill file name: rules for these tools go to skills/<name>.yaml instead of MEMORY.md.', default: {}, check: routing },
   synthesizer: { description: 'Rule writer: auto (claude when ANTHROPIC_API_KEY is set, else offline), offline, or claude.', default: 'auto', check: oneOf('auto', 'offline', 'claude'), fromEnv: (t) => t },
-  model: { description: 'Claude model id for the claude synthesizer.', default: 'claude-sonnet-4-5', check: modelId, fromEnv: (t) => t },
+  model: { description: 'Claude model id for the claude synthesizer.', default: 'claude-haiku-5-5', check: modelId, fromEnv: (t) => t },
   max_tokens: { description: 'Most output tokens per Claude call.', default: 400, check: int(64, 8192), fromEnv: asNumber },
   max_llm_calls: { description: 'Most Claude calls per run; later clusters wait for the next night (never dropped).', default: 20, check: int(0, 10_000), fromEnv: asNumber },
   llm_token_budget: { description: 'Most input+output tokens per run; later clusters wait for the next night.', default: 100_000, check: int(0), fromEnv: asNumber },

@@ -81,14 +81,18 @@ interface Accumulator {
 export class ClusterBuilder {
   private readonly clusters = new Map<string, Accumulator>();
 
-  constructor(private readonly limits: ClusterLimits) {}
+  constructor(
+    private readonly limits: ClusterLimits,
+    private readonly toolName: (raw: string) => string = toolNameCleaner(),
+  ) {}
 
   add(kind: ClusterKind, event: TelemetryEvent, ts: number, ref: EventRef, baseline: number | null = null): void {
     const category = kind === 'failure' ? failureCategory(event) : null;
-    const mapKey = `${kind}\u0000${event.tool_name}\u0000${category ?? ''}`;
+    const tool = this.toolName(event.tool_name);
+    const mapKey = `${kind}\u0000${tool}\u0000${category ?? ''}`;
     let acc = this.clusters.get(mapKey);
     if (!acc) {
-      acc = newAccumulator(clusterId(kind, event.tool_name, category), kind, event.tool_name, category, ts);
+      acc = newAccumulator(clusterId(kind, tool, category), kind, tool, category, ts);
       this.clusters.set(mapKey, acc);
     }
     acc.count += 1;
@@ -122,9 +126,37 @@ export class ClusterBuilder {
   }
 }
 
+/**
+ * A category is an identifier (`git_error`), never prose: anything else in the field is attacker-
+ * controllable text that would otherwise flow into rule texts, so it becomes `uncategorized`.
+ */
 export function failureCategory(event: TelemetryEvent): string {
   const category = event.error_category?.trim();
-  return category ? category : 'uncategorized';
+  return category && CATEGORY.test(category) && redact(category) === category ? category : 'uncategorized';
+}
+
+const CATEGORY = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
+
+/**
+ * Tool names are log text too: redacted and kept to tool-name characters before they key a cluster or
+ * a baseline. Memoized, because a log has few distinct tool names and this runs per event.
+ */
+export function toolNameCleaner(): (raw: string) => string {
+  const memo = new Map<string, string>();
+  return (raw) => {
+    let clean = memo.get(raw);
+    if (clean === undefined) {
+      clean = cleanIdentifier(redact(raw), 64) ?? 'unknown_tool';
+      if (memo.size < MAX_TRACKED) memo.set(raw, clean);
+    }
+    return clean;
+  };
+}
+
+/** Keeps the characters identifiers are made of; null when nothing is left. */
+export function cleanIdentifier(text: string, max: number): string | null {
+  const clean = text.replace(/[^\w.:@/-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, max);
+  return clean.length > 0 ? clean : null;
 }
 
 function newAccumulator(id: string, kind: ClusterKind, tool: string, category: string | null, ts: number): Accumulator {

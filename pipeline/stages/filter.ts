@@ -50,10 +50,11 @@ export class SlowDetector {
     private readonly baselines: Record<string, Baseline>,
     private readonly options: SlowDetectorOptions,
     private readonly onSlow: OnSlow,
+    private readonly toolName: (raw: string) => string = (raw) => raw,
   ) {}
 
   observe(event: TelemetryEvent, ts: number, ref: EventRef): void {
-    const tally = this.tally(event.tool_name);
+    const tally = this.tally(this.toolName(event.tool_name));
     tally.sum += event.duration_ms;
     tally.count += 1;
     if (tally.baseline !== null) {

@@ -86,7 +86,23 @@ export function computeGate(
       pending[cluster.id] = toPending(merged);
     }
   }
+  // Pending clusters at the threshold without new events tonight: deferred past an LLM budget.
+  for (const [id, item] of Object.entries(pending)) {
+    if (result.outcomes[id] !== undefined || sum(item.days) < settings.min_repeats) continue;
+    if (activeRuleByCluster.has(id) || isBurned(state, id, now)) continue;
+    result.outcomes[id] = 'promoted';
+    result.windowCounts[id] = sum(item.days);
+    result.promoted.push(fromPending(item));
+    delete pending[id];
+  }
   return result;
+}
+
+function fromPending(item: PendingCluster): PromotedCluster {
+  const count = sum(item.days);
+  return {
+    ...item, count, carried_over: count, distinct_inputs: item.input_hashes.length, baseline_ms: item.baseline_ms ?? null,
+  };
 }
 
 function mergeCarried(cluster: Cluster, carried: PendingCluster | undefined, windowStart: string, sampleSize: number): PromotedCluster {
@@ -111,9 +127,9 @@ function mergeCarried(cluster: Cluster, carried: PendingCluster | undefined, win
   };
 }
 
-function toPending(cluster: PromotedCluster): PendingCluster {
-  const { id, kind, tool_name, error_category, days, input_hashes, sessions, first_seen, last_seen, samples, signatures } = cluster;
-  return { id, kind, tool_name, error_category, days, input_hashes, sessions, first_seen, last_seen, samples, signatures };
+export function toPending(cluster: PromotedCluster): PendingCluster {
+  const { id, kind, tool_name, error_category, days, input_hashes, sessions, first_seen, last_seen, samples, signatures, baseline_ms } = cluster;
+  return { id, kind, tool_name, error_category, days, input_hashes, sessions, first_seen, last_seen, samples, signatures, baseline_ms };
 }
 
 function inWindow(days: Record<string, number>, windowStart: string): Record<string, number> {

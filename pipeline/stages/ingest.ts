@@ -3,7 +3,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import type { RunContext } from '../context.js';
 import type { Cursor, State } from '../memory/state.js';
 import { checkEvent, parseTimestamp, type InvalidReason, type TelemetryEvent } from '../telemetry/event.js';
-import { ClusterBuilder, type Cluster } from './cluster.js';
+import { ClusterBuilder, toolNameCleaner, type Cluster } from './cluster.js';
 import { isFailure, SlowDetector } from './filter.js';
 
 export interface LineCounts {
@@ -45,12 +45,13 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
   const { settings } = ctx;
   const lines: LineCounts = { read: 0, valid: 0, invalid: 0, old: 0, blank: 0, invalid_by_reason: {} };
   const invalidSamples: InvalidLine[] = [];
-  const builder = new ClusterBuilder({ sampleSize: settings.sample_size });
+  const toolName = toolNameCleaner();
+  const builder = new ClusterBuilder({ sampleSize: settings.sample_size }, toolName);
   const detector = new SlowDetector(input.state.baselines, {
     slowFactor: settings.slow_factor,
     minSamples: settings.baseline_min_samples,
     minMs: settings.slow_min_ms,
-  }, (call) => builder.add('slow', call.event, call.ts, call.ref, call.baseline));
+  }, (call) => builder.add('slow', call.event, call.ts, call.ref, call.baseline), toolName);
   const cursors: Record<string, Cursor> = { ...input.state.cursors };
   const notices: string[] = [];
   const window = { from: null as number | null, to: null as number | null };

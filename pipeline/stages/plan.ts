@@ -2,10 +2,10 @@ import type { RunContext } from '../context.js';
 import { addRules, parseMemory } from '../memory/memory-md.js';
 import { addSkillRules, parseSkillRules, type SkillRule } from '../memory/skills-yaml.js';
 import { renderState, STATE_VERSION, type Cursor, type LedgerEntry, type PendingCluster, type QuarantineEntry, type State } from '../memory/state.js';
-import { sanitizeRuleText } from '../memory/memory-md.js';
+import { finalRuleText } from '../synth/rule-text.js';
 import { textSha } from '../synth/rule-id.js';
 import type { Cluster } from './cluster.js';
-import type { PromotedCluster, Recurrence } from './gate.js';
+import { toPending, type PromotedCluster, type Recurrence } from './gate.js';
 import { targetKey } from './synthesize.js';
 import type { ReviewedDraft } from './validate.js';
 import type { HumanChange } from './reconcile.js';
@@ -54,6 +54,9 @@ interface PlanInput {
   clusters: Cluster[];
   humanChanges: HumanChange[];
   lifecycleText: string | undefined;
+  /** Clusters past the LLM budget: back to pending for a later night. */
+  deferred: PromotedCluster[];
+  llmCache: State['llm_cache'];
 }
 
 /** plan: every change the run would make, as data. Pure; dry-run renders it and stops. */
@@ -84,7 +87,7 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
   for (const item of input.reviewed) {
     const { draft } = item;
     const target = targetKey(draft.target);
-    const text = sanitizeRuleText(draft.text);
+    const text = finalRuleText(draft.text);
     const cluster = clusters.get(draft.clusterId)!;
     let status: ProposalStatus;
     if (!item.accepted) {
@@ -122,7 +125,8 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
     last_sleep: now,
     cursors: input.cursors,
     baselines: input.baselines,
-    pending: input.pending,
+    pending: { ...input.pending, ...Object.fromEntries(input.deferred.map((cluster) => [cluster.id, toPending(cluster)])) },
+    llm_cache: input.llmCache,
     rules,
     quarantine,
   };

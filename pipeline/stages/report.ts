@@ -7,6 +7,7 @@ import type { InvalidLine, LineCounts } from './ingest.js';
 import type { Plan, Proposal } from './plan.js';
 import type { HumanChange } from './reconcile.js';
 import type { ReviewedDraft } from './validate.js';
+import type { LlmRunStats } from './synthesize.js';
 
 export interface ReportInput {
   lines: LineCounts;
@@ -18,6 +19,7 @@ export interface ReportInput {
   recurrences: Recurrence[];
   reviewed: ReviewedDraft[];
   humanChanges: HumanChange[];
+  llm: LlmRunStats;
   notices: string[];
   state: State;
   plan: Plan;
@@ -27,7 +29,6 @@ export interface ReportMeta {
   now: Date;
   runId: string;
   dryRun: boolean;
-  synthesizer: string;
   memoryFile: string;
   skillsDir: string;
 }
@@ -35,7 +36,7 @@ export interface ReportMeta {
 /** report: renders the plan into proposed_memory_updates.md. Pure and deterministic for the same input and clock. */
 export async function report<I extends ReportInput>(input: I, ctx: RunContext): Promise<I & { reportText: string }> {
   const meta: ReportMeta = {
-    now: ctx.now, runId: ctx.runId, dryRun: ctx.options.dryRun, synthesizer: ctx.synthesizer.name,
+    now: ctx.now, runId: ctx.runId, dryRun: ctx.options.dryRun,
     memoryFile: ctx.settings.memory_file, skillsDir: ctx.settings.skills_dir,
   };
   return { ...input, reportText: renderReport(input, meta) };
@@ -65,7 +66,12 @@ function summary(out: string[], input: ReportInput, meta: ReportMeta): void {
   out.push(`| clusters | ${input.clusters.length} (${count('promoted')} promoted, ${count('pending')} pending, ${count('covered')} covered by a rule, ${count('burned')} burned) |`);
   const accepted = meta.dryRun ? `${byStatus('proposed')} proposed` : `${byStatus('applied')} applied`;
   out.push(`| rules | ${accepted}, ${byStatus('quarantined')} quarantined, ${byStatus('duplicate')} duplicate |`);
-  out.push(`| synthesizer | ${meta.synthesizer} (LLM calls: 0, tokens: 0) |`, '');
+  const llm = input.llm;
+  const usage = llm.synthesizer.startsWith('claude')
+    ? ` (LLM calls: ${llm.calls}, tokens in/out: ${llm.input_tokens}/${llm.output_tokens}, prompt cache reads: ${llm.cache_read_input_tokens}, response cache hits: ${llm.cache_hits}, offline fallbacks: ${llm.fallbacks.length}, deferred: ${llm.deferred.length})`
+    : ' (no LLM calls)';
+  out.push(`| synthesizer | ${llm.synthesizer}${usage} |`, '');
+
   if (input.notices.length > 0) {
     out.push('### Notices', '', ...input.notices.map((notice) => `- ${escapeInline(notice)}`), '');
   }

@@ -1,18 +1,87 @@
+import { createHash } from 'node:crypto';
 import type { RunContext } from '../context.js';
-import type { DraftRule, RuleTarget } from '../synth/port.js';
+import { SleepCycleError } from '../errors.js';
+import type { LlmCacheEntry, State } from '../memory/state.js';
+import { LlmOutputError, LlmUnavailableError, type LlmUsage } from '../synth/claude.js';
+import type { DraftRule, RuleTarget, SynthesizeRequest } from '../synth/port.js';
+import { ruleId } from '../synth/rule-id.js';
 import type { PromotedCluster } from './gate.js';
+
+export interface LlmRunStats extends LlmUsage {
+  synthesizer: string;
+  cache_hits: number;
+  /** Clusters that fell back to the offline synthesizer, and why. */
+  fallbacks: { cluster_id: string; code: string; reason: string }[];
+  /** Clusters past the call or token budget: back to pending, drafted on a later night. */
+  deferred: string[];
+}
 
 export interface Synthesized {
   drafts: DraftRule[];
+  deferred: PromotedCluster[];
+  llm: LlmRunStats;
+  llmCache: Record<string, LlmCacheEntry>;
 }
 
-/** synthesize: one draft rule per promoted cluster, through the Synthesizer port. */
-export async function synthesize<I extends { promoted: PromotedCluster[] }>(input: I, ctx: RunContext): Promise<I & Synthesized> {
+const CACHE_LIMIT = 500;
+
+/**
+ * synthesize: one draft per promoted cluster. With Claude configured, each cluster costs one call
+ * (or none, from the response cache); invalid answers, outages and a rejected key fall back to the
+ * offline synthesizer for that cluster; clusters past the budget wait for the next night.
+ */
+export async function synthesize<I extends { promoted: PromotedCluster[]; state: State; notices: string[] }>(input: I, ctx: RunContext): Promise<I & Synthesized> {
+  const llm = ctx.llm;
+  const stats: LlmRunStats = {
+    synthesizer: llm ? `claude:${llm.model}` : ctx.synthesizer.name,
+    calls: 0, input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0,
+    cache_hits: 0, fallbacks: [], deferred: [],
+  };
+  const cache = { ...input.state.llm_cache };
   const drafts: DraftRule[] = [];
+  const deferred: PromotedCluster[] = [];
+  const notices = [...input.notices];
+  let llmUsable = Boolean(llm);
+
   for (const cluster of input.promoted) {
-    drafts.push(await ctx.synthesizer.draft({ cluster, target: targetFor(cluster.tool_name, ctx.settings.routing) }));
+    const request: SynthesizeRequest = { cluster, target: targetFor(cluster.tool_name, ctx.settings.routing) };
+    if (!llm || !llmUsable) {
+      drafts.push(await ctx.synthesizer.draft(request));
+      continue;
+    }
+    const key = cacheKey(cluster, llm.model, llm.promptVersion);
+    const cached = cache[key];
+    if (cached) {
+      stats.cache_hits += 1;
+      drafts.push(fromCache(cached, request));
+      continue;
+    }
+    const used = llm.synthesizer.usage();
+    if (used.calls >= ctx.settings.max_llm_calls || used.input_tokens + used.output_tokens >= ctx.settings.llm_token_budget) {
+      stats.deferred.push(cluster.id);
+      deferred.push(cluster);
+      continue;
+    }
+    try {
+      const draft = await llm.synthesizer.draft(request);
+      cache[key] = { text: draft.text, model: llm.model, prompt_version: llm.promptVersion, notes: draft.notes, at: ctx.now.toISOString() };
+      drafts.push(draft);
+    } catch (error) {
+      const fallback = await ctx.synthesizer.draft(request);
+      const { code, reason } = describeFailure(error, ctx);
+      stats.fallbacks.push({ cluster_id: cluster.id, code, reason });
+      drafts.push({ ...fallback, notes: [...fallback.notes, `${code}: ${reason}; written offline instead`] });
+      if (code === 'E_LLM') {
+        llmUsable = false;
+        notices.push(`Claude refused the request: the remaining clusters were written offline. ${reason}`);
+      }
+    }
   }
-  return { ...input, drafts };
+  if (stats.deferred.length > 0) {
+    notices.push(`${stats.deferred.length} clusters passed the LLM budget (max_llm_calls ${ctx.settings.max_llm_calls}, llm_token_budget ${ctx.settings.llm_token_budget}) and wait for the next night.`);
+  }
+  Object.assign(stats, llm?.synthesizer.usage() ?? {});
+  return { ...input, drafts, deferred, llm: stats, llmCache: trimCache(cache), notices };
 }
 
 export function targetFor(toolName: string, routing: Record<string, string>): RuleTarget {
@@ -22,4 +91,38 @@ export function targetFor(toolName: string, routing: Record<string, string>): Ru
 
 export function targetKey(target: RuleTarget): string {
   return target.kind === 'memory' ? 'memory' : `skill:${target.skill}`;
+}
+
+/** Same evidence, model and prompt: same answer. Counts are part of the evidence (the rule quotes them). */
+export function cacheKey(cluster: PromotedCluster, model: string, promptVersion: string): string {
+  const evidence = {
+    id: cluster.id, count: cluster.count, distinct: cluster.distinct_inputs, sessions: cluster.sessions.length,
+    signatures: cluster.signatures, samples: cluster.samples.map((s) => [s.file, s.offset, s.input_hash, s.message, s.duration_ms]),
+  };
+  return createHash('sha256').update(JSON.stringify([evidence, model, promptVersion])).digest('hex').slice(0, 24);
+}
+
+function fromCache(entry: LlmCacheEntry, request: SynthesizeRequest): DraftRule {
+  const { cluster, target } = request;
+  return {
+    id: ruleId(cluster.id, entry.text), clusterId: cluster.id, kind: cluster.kind, toolName: cluster.tool_name, errorCategory: cluster.error_category,
+    text: entry.text, target, synthesizer: `claude:${entry.model}`, model: entry.model, promptVersion: entry.prompt_version,
+    notes: [...entry.notes, 'from the response cache (no new call)'],
+  };
+}
+
+function describeFailure(error: unknown, ctx: RunContext): { code: string; reason: string } {
+  if (error instanceof LlmOutputError) return { code: 'E_LLM_OUTPUT', reason: error.problems.join('; ') };
+  if (error instanceof LlmUnavailableError) return { code: 'E_LLM_UNAVAILABLE', reason: `${error.reason}${error.status ? ` (HTTP ${error.status})` : ''}` };
+  if (error instanceof SleepCycleError && error.code === 'E_LLM') {
+    if (ctx.options.requireLlm) throw error;
+    return { code: 'E_LLM', reason: error.message };
+  }
+  throw error;
+}
+
+function trimCache(cache: Record<string, LlmCacheEntry>): Record<string, LlmCacheEntry> {
+  const entries = Object.entries(cache);
+  if (entries.length <= CACHE_LIMIT) return cache;
+  return Object.fromEntries(entries.sort(([, a], [, b]) => (a.at < b.at ? 1 : -1)).slice(0, CACHE_LIMIT));
 }

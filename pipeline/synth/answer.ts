@@ -106,15 +106,17 @@ function hostOf(link: string): string | null {
  * (`mcp__server__tool`) by its last segment alone.
  */
 export function mentionsTool(rule: string, toolName: string): boolean {
-  const text = fold(rule);
+  const text = rule.normalize('NFKC');
   const segments = toolName.split('__').filter(Boolean);
   const last = segments.length > 1 ? segments[segments.length - 1] : undefined;
-  const names = [toolName, ...(last !== undefined ? [last] : [])].map(fold).filter((name) => name.length > 0);
-  return names.some((name) => new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(name)}(?![\\p{L}\\p{N}])`, 'u').test(text));
+  return [toolName, ...(last !== undefined ? [last] : [])].some((name) => namePattern(name)?.test(text) ?? false);
 }
 
-function fold(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/[\s_-]+/g, ' ').trim();
+/** `git_push` matches "git_push", "git-push" and "git push", but not "git_push_all" or "digit_push". */
+function namePattern(name: string): RegExp | null {
+  const words = name.normalize('NFKC').split(/[\s_-]+/).filter(Boolean);
+  if (words.length === 0) return null;
+  return new RegExp(`(?<![\\p{L}\\p{N}_])${words.map(escapeRegExp).join('[\\s_-]+')}(?![\\p{L}\\p{N}_])`, 'iu');
 }
 
 function escapeRegExp(text: string): string {

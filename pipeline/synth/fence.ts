@@ -1,3 +1,4 @@
+import { errors } from '../errors.js';
 import type { PromotedCluster } from '../stages/gate.js';
 import { redact } from './redact.js';
 import { scanInstructionLike } from './scan.js';
@@ -22,7 +23,14 @@ export function fenceClose(nonce: string): string {
   return `TELEMETRY-${nonce}>>>`;
 }
 
+/**
+ * The nonce must be long and alphanumeric: then no placeholder below can contain it and no replacement
+ * can join two pieces into it, so one neutralising pass is enough.
+ */
+const NONCE_SHAPE = /^[A-Za-z0-9]{8,}$/;
+
 export function fenceEvidence(cluster: PromotedCluster, nonce: string): string {
+  if (!NONCE_SHAPE.test(nonce)) throw errors.internal('the fence nonce must be at least 8 letters or digits');
   const field = (text: string) => cleanLine(text, nonce, FIELD_MAX);
   const lines = [
     fenceOpen(nonce),

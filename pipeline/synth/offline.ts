@@ -1,4 +1,5 @@
 import type { PromotedCluster } from '../stages/gate.js';
+import { cleanIdentifier } from '../stages/cluster.js';
 import { commonPrefix } from '../stages/signature.js';
 import { failureAdvice, slowAdvice } from './advice.js';
 import type { DraftRule, Synthesizer, SynthesizeRequest } from './port.js';
@@ -86,8 +87,7 @@ function quotable(signature: string | null, notes: string[]): string | null {
   return clean.length > MAX_QUOTE ? `${clean.slice(0, MAX_QUOTE - 1).trimEnd()}…` : clean;
 }
 
-/** Tool names come from logs too: keep them to the characters tool names are made of. */
+/** Tool names come from logs too (the cluster builder already cleaned them; this is defence in depth). */
 function safeName(name: string): string {
-  const clean = name.replace(/[^\w.:@/-]/g, '_').slice(0, 64);
-  return clean.length > 0 ? clean : 'unknown_tool';
+  return cleanIdentifier(redact(name), 64) ?? 'unknown_tool';
 }

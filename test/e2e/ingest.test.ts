@@ -95,10 +95,11 @@ describe('status and config', () => {
     expect(json.error.message).toContain('git checkout');
   });
 
-  it('says when the Claude synthesizer was asked for but rules were written offline', async () => {
-    const dir = makeDir({ 'logs/telemetry.jsonl': lines(...failures(3, {})) });
-    const { json } = await cli(dir, ['run', '--dry-run'], undefined, { ANTHROPIC_API_KEY: 'sk-ant-test' });
-    expect(json.data.notices.join(' ')).toContain('offline synthesizer');
-    expect(JSON.stringify(json)).not.toContain('sk-ant-test');
+  it('says when the Claude synthesizer was asked for without a key, and writes the rules offline', async () => {
+    const dir = makeDir({ 'logs/telemetry.jsonl': lines(...failures(3, {})), 'config/sleep-cycle.yaml': 'synthesizer: claude\n' });
+    const { json } = await cli(dir, ['run', '--dry-run']);
+    expect(json.data.notices.join(' ')).toContain('ANTHROPIC_API_KEY is not set');
+    expect(json.data.llm).toMatchObject({ synthesizer: 'offline', calls: 0 });
+    expect(json.data.proposals[0].text).toContain('git_push failed 3 times');
   });
 });
