@@ -9,7 +9,7 @@ import { toPending, type PromotedCluster, type Recurrence } from './gate.js';
 import { targetKey } from './synthesize.js';
 import type { ReviewedDraft } from './validate.js';
 import type { HumanChange } from './reconcile.js';
-import { appendEvents, type LifecycleEvent } from '../memory/lifecycle.js';
+import { appendEvents, parseEvents, type LifecycleEvent } from '../memory/lifecycle.js';
 
 export type ProposalStatus = 'proposed' | 'applied' | 'quarantined' | 'duplicate';
 
@@ -131,15 +131,18 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
     quarantine,
   };
   const changes = buildTargetChanges(input, additions, options.settings);
-  if (events.length > 0) {
-    changes.push({ path: `${options.settings.state_dir}/lifecycle.jsonl`, role: 'audit', content: appendEvents(input.lifecycleText, events) });
+  // After a crash between the audit and the state write, the same transitions come again: log them once.
+  const logged = new Set(parseEvents(input.lifecycleText).map((e) => `${e.rule}\u0000${e.from}\u0000${e.to}`));
+  const fresh = events.filter((e) => !logged.has(`${e.rule}\u0000${e.from}\u0000${e.to}`));
+  if (fresh.length > 0) {
+    changes.push({ path: `${options.settings.state_dir}/lifecycle.jsonl`, role: 'audit', content: appendEvents(input.lifecycleText, fresh) });
   }
   // A night with nothing new changes only last_sleep: write nothing, so the nightly job makes no commit.
   const stateChanged = renderState({ ...nextState, last_sleep: null }) !== renderState({ ...input.state, last_sleep: null });
   if (changes.length > 0 || stateChanged) {
     changes.push({ path: `${options.settings.state_dir}/state.json`, role: 'state', content: renderState(nextState) });
   }
-  return { proposals, changes, nextState, events, commitMessage: commitMessage(proposals, options.now) };
+  return { proposals, changes, nextState, events: fresh, commitMessage: commitMessage(proposals, options.now) };
 }
 
 function ledgerEntry(item: ReviewedDraft, text: string, target: string, cluster: PromotedCluster, now: string): LedgerEntry {

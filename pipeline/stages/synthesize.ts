@@ -44,7 +44,11 @@ export async function synthesize<I extends { promoted: PromotedCluster[]; state:
   let llmUsable = Boolean(llm);
 
   for (const cluster of input.promoted) {
-    const request: SynthesizeRequest = { cluster, target: targetFor(cluster.tool_name, ctx.settings.routing) };
+    const request: SynthesizeRequest = {
+      cluster,
+      target: targetFor(cluster.tool_name, ctx.settings.routing),
+      ruleId: ruleId(cluster.id, generation(input.state, cluster.id)),
+    };
     if (!llm || !llmUsable) {
       drafts.push(await ctx.synthesizer.draft(request));
       continue;
@@ -105,10 +109,15 @@ export function cacheKey(cluster: PromotedCluster, model: string, promptVersion:
 function fromCache(entry: LlmCacheEntry, request: SynthesizeRequest): DraftRule {
   const { cluster, target } = request;
   return {
-    id: ruleId(cluster.id, entry.text), clusterId: cluster.id, kind: cluster.kind, toolName: cluster.tool_name, errorCategory: cluster.error_category,
+    id: request.ruleId, clusterId: cluster.id, kind: cluster.kind, toolName: cluster.tool_name, errorCategory: cluster.error_category,
     text: entry.text, target, synthesizer: `claude:${entry.model}`, model: entry.model, promptVersion: entry.prompt_version,
     notes: [...entry.notes, 'from the response cache (no new call)'],
   };
+}
+
+/** How many rules this cluster had before: a burned or superseded rule's successor gets a new id. */
+function generation(state: State, clusterId: string): number {
+  return Object.values(state.rules).filter((rule) => rule.cluster_id === clusterId && rule.state !== 'active').length;
 }
 
 function describeFailure(error: unknown, ctx: RunContext): { code: string; reason: string } {

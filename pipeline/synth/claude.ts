@@ -6,7 +6,6 @@ import { checkAnswer } from './answer.js';
 import type { DraftRule, Synthesizer, SynthesizeRequest } from './port.js';
 import { buildMessageRequest, WRITE_RULE_TOOL } from './prompt.js';
 import { redact } from './redact.js';
-import { ruleId } from './rule-id.js';
 import { scanInstructionLike } from './scan.js';
 
 export interface LlmUsage {
@@ -123,7 +122,7 @@ function toDraft(message: Anthropic.Message, request: SynthesizeRequest, options
   const checked = checkAnswer(input, cluster, { urlAllowlist: options.urlAllowlist });
   if (!checked.ok) throw new LlmOutputError(cluster.id, checked.problems);
   return {
-    id: ruleId(cluster.id, checked.rule),
+    id: request.ruleId,
     clusterId: cluster.id,
     kind: cluster.kind,
     toolName: cluster.tool_name,

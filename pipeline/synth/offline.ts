@@ -4,7 +4,6 @@ import { commonPrefix } from '../stages/signature.js';
 import { failureAdvice, slowAdvice } from './advice.js';
 import type { DraftRule, Synthesizer, SynthesizeRequest } from './port.js';
 import { redact } from './redact.js';
-import { ruleId } from './rule-id.js';
 import { scanInstructionLike } from './scan.js';
 
 const MAX_QUOTE = 90;
@@ -23,11 +22,12 @@ export function createOfflineSynthesizer(): Synthesizer {
   };
 }
 
-export function draftOffline({ cluster, target }: SynthesizeRequest): DraftRule {
+export function draftOffline(request: SynthesizeRequest): DraftRule {
+  const { cluster, target } = request;
   const notes: string[] = [];
   const text = cluster.kind === 'slow' ? slowRule(cluster) : failureRule(cluster, notes);
   return {
-    id: ruleId(cluster.id, text),
+    id: request.ruleId,
     clusterId: cluster.id,
     kind: cluster.kind,
     toolName: cluster.tool_name,

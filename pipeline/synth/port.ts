@@ -5,7 +5,7 @@ export type RuleTarget = { kind: 'memory' } | { kind: 'skill'; skill: string };
 
 /** A rule text drafted for one promoted cluster, before the safety check. */
 export interface DraftRule {
-  /** Rule id: `r-` + 6 hex, derived from the cluster id and the text. */
+  /** Rule id: `r-` + 6 hex, derived from the cluster id and its generation. */
   id: string;
   clusterId: string;
   kind: 'failure' | 'slow';
@@ -24,6 +24,8 @@ export interface DraftRule {
 export interface SynthesizeRequest {
   cluster: PromotedCluster;
   target: RuleTarget;
+  /** The id the rule will carry (from the cluster and its generation; see rule-id.ts). */
+  ruleId: string;
 }
 
 /** The port every rule writer implements: offline (deterministic) now, Claude next. */
