@@ -34,12 +34,26 @@ const KEPT_IDS = 50;
  * window, counting what earlier nights carried over. Clusters an active rule already covers, or whose
  * pattern a human burned, are not proposed again; a covered cluster's recurrence is recorded instead.
  */
-export async function gate<I extends { state: State; clusters: Cluster[]; notices: string[] }>(input: I, ctx: RunContext): Promise<I & GateResult> {
-  const result = computeGate(input.clusters, input.state, ctx.settings, ctx.now);
+export async function gate<I extends { state: State; clusters: Cluster[]; notices: string[]; window: { to: string | null } }>(
+  input: I,
+  ctx: RunContext,
+): Promise<I & GateResult> {
+  // The window ends at the newest event read (or now): a backfill of old logs is judged as of its own time.
+  const newest = input.window.to ? Date.parse(input.window.to) : ctx.now.getTime();
+  const reference = new Date(Math.min(newest, ctx.now.getTime()));
+  const rereadFrom = ctx.options.since ? new Date(ctx.options.since).toISOString().slice(0, 10) : undefined;
+  const result = computeGate(input.clusters, input.state, ctx.settings, ctx.now, { reference, ...(rereadFrom ? { rereadFrom } : {}) });
   const notices = result.expired > 0
-    ? [...input.notices, `${result.expired} carried-over events are older than ${ctx.settings.window_days} days before now and no longer count.`]
+    ? [...input.notices, `${result.expired} events are more than ${ctx.settings.window_days} days older than the newest one and no longer count toward a rule.`]
     : input.notices;
   return { ...input, ...result, notices };
+}
+
+export interface GateOptions {
+  /** End of the rolling window (default: now). */
+  reference?: Date;
+  /** First day (YYYY-MM-DD) read again tonight (--since): carried counts from then on are not added twice. */
+  rereadFrom?: string;
 }
 
 export function computeGate(
@@ -47,16 +61,19 @@ export function computeGate(
   state: State,
   settings: { min_repeats: number; window_days: number; sample_size: number },
   now: Date,
+  options: GateOptions = {},
 ): GateResult {
-  const windowStart = dayOf(now.getTime() - settings.window_days * 86_400_000);
+  const windowStart = dayOf((options.reference ?? now).getTime() - settings.window_days * 86_400_000);
+  const reread = options.rereadFrom;
   const activeRuleByCluster = new Map(
     Object.values(state.rules).filter((rule) => rule.state === 'active').map((rule) => [rule.cluster_id, rule.id]),
   );
   const pending: Record<string, PendingCluster> = {};
   let expired = 0;
   for (const [id, item] of Object.entries(state.pending)) {
-    const days = inWindow(item.days, windowStart);
-    expired += sum(item.days) - sum(days);
+    const kept = reread ? Object.fromEntries(Object.entries(item.days).filter(([day]) => day < reread)) : item.days;
+    const days = inWindow(kept, windowStart);
+    expired += sum(kept) - sum(days);
     if (Object.keys(days).length > 0) pending[id] = { ...item, days };
   }
   const result: GateResult = { promoted: [], outcomes: {}, windowCounts: {}, recurrences: [], pending, expired };
@@ -76,6 +93,7 @@ export function computeGate(
       continue;
     }
     const merged = mergeCarried(cluster, pending[cluster.id], windowStart, settings.sample_size);
+    result.expired += cluster.count - sum(inWindow(cluster.days, windowStart));
     result.windowCounts[cluster.id] = merged.count;
     if (merged.count >= settings.min_repeats) {
       result.outcomes[cluster.id] = 'promoted';
@@ -106,16 +124,17 @@ function fromPending(item: PendingCluster): PromotedCluster {
 }
 
 function mergeCarried(cluster: Cluster, carried: PendingCluster | undefined, windowStart: string, sampleSize: number): PromotedCluster {
-  if (!carried) return { ...cluster, carried_over: 0 };
-  // Tonight's events count in full; only what earlier nights carried over must still be in the window.
+  // Only events inside the window count, tonight's as much as those carried over from earlier nights.
+  const tonight = inWindow(cluster.days, windowStart);
+  if (!carried) return { ...cluster, count: sum(tonight), days: tonight, carried_over: 0 };
   const carriedDays = inWindow(carried.days, windowStart);
   const carriedCount = sum(carriedDays);
   const days = { ...carriedDays };
-  for (const [day, count] of Object.entries(cluster.days)) days[day] = (days[day] ?? 0) + count;
+  for (const [day, count] of Object.entries(tonight)) days[day] = (days[day] ?? 0) + count;
   const inputs = union(carried.input_hashes, cluster.input_hashes);
   return {
     ...cluster,
-    count: cluster.count + carriedCount,
+    count: sum(tonight) + carriedCount,
     carried_over: carriedCount,
     distinct_inputs: Math.max(cluster.distinct_inputs, inputs.length),
     input_hashes: inputs.slice(0, KEPT_IDS),

@@ -1,3 +1,5 @@
+import { safeCommandName } from './quote.js';
+
 /**
  * What to do about a failure pattern, chosen by keywords in the error signature or by category.
  * Written by us, never taken from the logs: the offline synthesizer only quotes evidence, it never
@@ -13,7 +15,7 @@ const BY_SIGNATURE: AdviceRule[] = [
   { test: /has not been read yet|read it first/i, advice: 'Read the file in this session before editing or writing it' },
   { test: /string to replace not found/i, advice: 'Read the file again and copy the exact current text, whitespace included, into the edit' },
   { test: /(?:^|[\s:])([\w@./-]{2,40}): (?:command )?not found/i, advice: (m) => missingCommand(m[1]!) },
-  { test: /No module named '?([\w.]{1,60})'?/, advice: (m) => `\`${m[1]}\` is not installed in this environment: install the project's requirements or use its own test runner instead of retrying` },
+  { test: /No module named '?([\w.]{1,60})'?/, advice: (m) => missingModule(m[1]!) },
   { test: /no upstream branch|has no upstream/i, advice: 'set the upstream on the first push of a new branch (`git push --set-upstream origin <branch>`)' },
   { test: /non-fast-forward|fetch first|\[rejected\]/i, advice: 'fetch and rebase on the remote branch before pushing again' },
   { test: /exceeds maximum allowed tokens|too large/i, advice: 'request smaller results (pagination, filters or a narrower query) so the response stays under the token limit' },
@@ -53,7 +55,15 @@ const DEFAULT_SLOW = 'narrow the call (smaller inputs, filters) or batch the wor
 const JS_TOOLS = /^(?:vitest|jest|tsc|tsx|ts-node|eslint|prettier|vite|next|mocha|playwright|webpack|rollup|esbuild|nodemon)$/;
 const PY_TOOLS = /^(?:pytest|black|ruff|mypy|flake8|isort|pip|poetry|tox|uv)$/;
 
-function missingCommand(command: string): string {
+function missingModule(name: string): string {
+  const module = safeCommandName(name);
+  const what = module ? `\`${module}\`` : 'A Python module';
+  return `${what} is not installed in this environment: install the project's requirements or use its own test runner instead of retrying`;
+}
+
+function missingCommand(name: string): string {
+  const command = safeCommandName(name);
+  if (command === null) return "a command is not installed here: check that it exists before calling it, or use what the project provides";
   if (JS_TOOLS.test(command)) return `\`${command}\` is not on PATH: install the project's dependencies (\`npm ci\`) or run it through \`npx\``;
   if (PY_TOOLS.test(command)) return `\`${command}\` is not on PATH: install the project's requirements or run it as \`python -m ${command}\``;
   return `\`${command}\` is not installed here: check that it exists (\`command -v ${command}\`) before calling it, or use what the project provides`;

@@ -4,6 +4,7 @@ import { commonPrefix } from '../stages/signature.js';
 import { failureAdvice, slowAdvice } from './advice.js';
 import type { DraftRule, Synthesizer, SynthesizeRequest } from './port.js';
 import { redact } from './redact.js';
+import { safeQuote } from './quote.js';
 import { scanInstructionLike } from './scan.js';
 
 const MAX_QUOTE = 90;
@@ -80,11 +81,15 @@ function quotable(signature: string | null, notes: string[]): string | null {
     .replace(/[\u0000-\u001f\u007f`]/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
-  if (clean.length === 0) return null;
   // The first sentence usually names the problem; what follows (lists, paths, hints) is noise in a rule.
   const sentence = /^(.{20,}?[.!?])\s/.exec(clean)?.[1];
-  if (sentence && sentence.length <= MAX_QUOTE) return sentence;
-  return clean.length > MAX_QUOTE ? `${clean.slice(0, MAX_QUOTE - 1).trimEnd()}…` : clean;
+  const short = sentence && sentence.length <= MAX_QUOTE ? sentence : clean.length > MAX_QUOTE ? `${clean.slice(0, MAX_QUOTE - 1).trimEnd()}…` : clean;
+  const quote = safeQuote(short.replace(/…$/, ''));
+  if (quote === null) {
+    notes.push('error text not quoted: it does not read as a plain error message');
+    return null;
+  }
+  return short.endsWith('…') ? `${quote}…` : quote;
 }
 
 /** Tool names come from logs too (the cluster builder already cleaned them; this is defence in depth). */

@@ -29,10 +29,12 @@ describe('offline synthesizer', () => {
     expect(draft.notes.join(' ')).toContain('instruction-like');
   });
 
-  it('redacts secrets before quoting error text', () => {
-    const draft = draftOffline({ cluster: cluster([{ text: 'push to https://bot:ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789@github.com failed', count: 3 }]), target: memory, ruleId: 'r-abc123' });
+  it('never quotes a secret, and does not quote text that carries a link', () => {
+    const draft = draftOffline({ cluster: cluster([{ text: 'push to https://bot:ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789@github.com failed', count: 3 }], { count: 3 }), target: memory, ruleId: 'r-abc123' });
     expect(draft.text).not.toContain('ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789');
-    expect(draft.text).toContain('REDACTED');
+    // A message carrying a link is not quoted at all: only plain error text is.
+    expect(draft.text).toBe('git_push failed 3 times with git_error: run `git status` and read the git error before retrying the same git command.');
+    expect(draft.notes.join(' ')).toContain('not quoted');
   });
 
   it('writes slow rules from the baseline and the slowest sample', () => {
