@@ -5,7 +5,7 @@
  * about rules and memory). Anything else is not quoted: the rule is written without it.
  */
 const PLAIN = /^[A-Za-z0-9 .,:;'"()[\]/_=+@*?!-]+$/;
-const ERROR_WORD = /\b(?:error|fatal|fail(?:s|ed|ure)?|not found|denied|cannot|can't|unable|no such|invalid|does not exist|exceeds?|refused|timed? ?out|missing|unknown|rejected|exists|conflict|expected)\b/i;
+const ERROR_WORD = /\b(?:error|fatal|not|no|fail(?:s|ed|ure)?|not found|denied|cannot|can't|unable|no such|invalid|does not exist|exceeds?|refused|timed? ?out|missing|unknown|rejected|exists|conflict|expected)\b/i;
 const FORBIDDEN = [
   /:\/\/|\bwww\.|javascript:|data:|file:/i, // links
   /\]\(|!\[/, // markdown links and images
