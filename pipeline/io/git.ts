@@ -1,41 +1,66 @@
-import { simpleGit } from 'simple-git';
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { simpleGit, type SimpleGit } from 'simple-git';
 import { errors } from '../errors.js';
+
+export interface RepoInfo {
+  repo: boolean;
+  /** `branch` (with its name), `detached`, or `unborn` (no commit yet). */
+  head: { kind: 'branch'; name: string } | { kind: 'detached' } | { kind: 'unborn' } | null;
+}
+
+export interface FileToCommit {
+  path: string;
+  content: string;
+}
 
 export interface CommitResult {
   sha: string | null;
-  /** Paths git ignores: written, but left out of the commit. */
+  /** Paths git ignores: left out of the commit. */
   ignored: string[];
 }
 
-/** The git effects the pipeline needs; `commitFiles` commits exactly the given paths and nothing else. */
+/**
+ * The git effects the pipeline needs. `commitFiles` commits exactly the given contents at the given
+ * paths on top of HEAD, through a private index: the user's index and working tree are not read, so
+ * their staged or unstaged work can never slip into a sleep-cycle commit.
+ */
 export interface GitPort {
-  isRepo(root: string): Promise<boolean>;
-  commitFiles(root: string, paths: string[], message: string): Promise<CommitResult>;
+  inspect(root: string): Promise<RepoInfo>;
+  /** A file's content at HEAD, or undefined (no such file, or no commit yet). */
+  readHead(root: string, path: string): Promise<string | undefined>;
+  commitFiles(root: string, files: FileToCommit[], message: string): Promise<CommitResult>;
 }
 
-const FALLBACK_IDENTITY = ['-c', 'user.name=sleep-cycle', '-c', 'user.email=sleep-cycle@localhost'];
+const IDENTITY = { GIT_AUTHOR_NAME: 'sleep-cycle', GIT_AUTHOR_EMAIL: 'sleep-cycle@localhost', GIT_COMMITTER_NAME: 'sleep-cycle', GIT_COMMITTER_EMAIL: 'sleep-cycle@localhost' };
 
 export const simpleGitPort: GitPort = {
-  async isRepo(root) {
-    try {
-      return await simpleGit({ baseDir: root }).checkIsRepo();
-    } catch {
-      return false;
-    }
-  },
-  async commitFiles(root, paths, message) {
+  async inspect(root) {
     const git = simpleGit({ baseDir: root });
     try {
+      if (!(await git.checkIsRepo())) return { repo: false, head: null };
+    } catch {
+      return { repo: false, head: null };
+    }
+    const head = await optional(git.raw(['rev-parse', '--verify', '--quiet', 'HEAD']));
+    if (!head) return { repo: true, head: { kind: 'unborn' } };
+    const branch = await optional(git.raw(['symbolic-ref', '--quiet', '--short', 'HEAD']));
+    return { repo: true, head: branch ? { kind: 'branch', name: branch } : { kind: 'detached' } };
+  },
+  async readHead(root, path) {
+    return optional(simpleGit({ baseDir: root }).raw(['show', `HEAD:${path}`]), false);
+  },
+  async commitFiles(root, files, message) {
+    const git = simpleGit({ baseDir: root });
+    try {
+      const paths = files.map((file) => file.path);
       const ignored = paths.length > 0 ? await git.checkIgnore(paths) : [];
-      const wanted = paths.filter((path) => !ignored.includes(path));
+      const wanted = files.filter((file) => !ignored.includes(file.path));
       if (wanted.length === 0) return { sha: null, ignored };
-      await git.raw(['add', '--', ...wanted]);
-      const changed = await git.raw(['diff', '--cached', '--name-only', '--', ...wanted]);
-      if (changed.trim() === '') return { sha: null, ignored };
-      const identity = (await hasIdentity(git)) ? [] : FALLBACK_IDENTITY;
-      // --only with pathspecs: whatever else the user staged stays staged and out of this commit.
-      await git.raw([...identity, 'commit', '--only', '-m', message, '--', ...wanted]);
-      const sha = (await git.revparse(['HEAD'])).trim();
+      const sha = await commitThroughPrivateIndex(git, root, wanted, message);
+      // The user's index now matches the new HEAD for these paths; their working-tree edits stay as edits.
+      if (sha) await git.raw(['reset', '--quiet', '--', ...wanted.map((file) => file.path)]);
       return { sha, ignored };
     } catch (error) {
       throw errors.git('commit', error);
@@ -43,11 +68,61 @@ export const simpleGitPort: GitPort = {
   },
 };
 
-async function hasIdentity(git: ReturnType<typeof simpleGit>): Promise<boolean> {
+async function commitThroughPrivateIndex(git: SimpleGit, root: string, files: FileToCommit[], message: string): Promise<string | null> {
+  const gitDir = (await git.raw(['rev-parse', '--absolute-git-dir'])).trim();
+  const index = resolve(gitDir, `sleep-cycle-index-${randomBytes(4).toString('hex')}`);
+  const parent = await optional(git.raw(['rev-parse', '--verify', '--quiet', 'HEAD']));
+  // Only what git needs: simple-git refuses environments carrying editor or pager commands.
+  const env = { ...pick(process.env, ['PATH', 'HOME', 'LANG', 'LC_ALL', 'SYSTEMROOT', 'XDG_CONFIG_HOME']), GIT_INDEX_FILE: index, ...(await identityEnv(git)) };
+  const withIndex = simpleGit({ baseDir: root }).env(env);
   try {
-    const email = await git.raw(['config', 'user.email']);
-    return email.trim().length > 0;
+    await withIndex.raw(parent ? ['read-tree', parent] : ['read-tree', '--empty']);
+    for (const file of files) {
+      const blob = (await hashObject(root, env, file.content)).trim();
+      await withIndex.raw(['update-index', '--add', '--cacheinfo', `100644,${blob},${file.path}`]);
+    }
+    const tree = (await withIndex.raw(['write-tree'])).trim();
+    if (parent && tree === (await git.raw(['rev-parse', `${parent}^{tree}`])).trim()) return null;
+    const commit = (await withIndex.raw(['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message])).trim();
+    // Compare-and-swap: if HEAD moved while we worked, this fails instead of dropping someone's commit.
+    await git.raw(['update-ref', '-m', `sleep-cycle: ${message}`, 'HEAD', commit, parent ?? '0'.repeat(40)]);
+    return commit;
+  } finally {
+    await rm(index, { force: true });
+  }
+}
+
+/** `git hash-object -w --stdin` with the content on stdin (simple-git's raw() takes no stdin). */
+async function hashObject(root: string, env: NodeJS.ProcessEnv, content: string): Promise<string> {
+  const { spawn } = await import('node:child_process');
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('git', ['hash-object', '-w', '--stdin'], { cwd: root, env });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolvePromise(out) : reject(new Error(err.trim() || `git hash-object exited ${code}`))));
+    child.stdin.end(content);
+  });
+}
+
+/** Commits need an author: use the user's identity when git has one, else a sleep-cycle identity. */
+async function identityEnv(git: SimpleGit): Promise<Record<string, string>> {
+  const email = await optional(git.raw(['config', 'user.email']));
+  return email ? {} : IDENTITY;
+}
+
+function pick(env: NodeJS.ProcessEnv, keys: string[]): Record<string, string> {
+  return Object.fromEntries(keys.flatMap((key) => (env[key] === undefined ? [] : [[key, env[key]!]])));
+}
+
+async function optional(promise: Promise<string>, trim = true): Promise<string | undefined> {
+  try {
+    const value = await promise;
+    const text = trim ? value.trim() : value;
+    return text.length > 0 ? text : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }

@@ -1,5 +1,9 @@
+import { resolve } from 'node:path';
 import type { RunContext } from '../context.js';
-import { errors } from '../errors.js';
+import type { FileToCommit, RepoInfo } from '../io/git.js';
+import { addRules, parseMemory } from '../memory/memory-md.js';
+import { addSkillRules, parseSkillRules } from '../memory/skills-yaml.js';
+import type { LedgerEntry } from '../memory/state.js';
 import type { Plan } from './plan.js';
 
 export interface Committed {
@@ -7,18 +11,91 @@ export interface Committed {
   commitNote: string;
 }
 
-/** commit: commits exactly the files this run wrote; unrelated changes in the repository stay as they are. */
-export async function commit<I extends { plan: Plan; written: string[] }>(input: I, ctx: RunContext): Promise<I & Committed> {
-  if (!ctx.options.commit) return { ...input, commit: null, commitNote: 'not committed (--no-commit)' };
-  if (!(await ctx.git.isRepo(ctx.root))) {
-    if (ctx.options.requireGit) {
-      throw errors.usage(`${ctx.root} is not a git repository and --require-git was given; files were written but not committed.`);
-    }
-    return { ...input, commit: null, commitNote: 'not committed: not a git repository' };
-  }
-  if (input.plan.changes.length === 0) return { ...input, commit: null, commitNote: 'nothing new since the last sleep: no commit' };
-  const result = await ctx.git.commitFiles(ctx.root, input.written, input.plan.commitMessage);
+/** A file as it is in the working tree and at HEAD. */
+export interface FileVersions {
+  path: string;
+  working: string | undefined;
+  head: string | undefined;
+}
+
+/**
+ * commit: commits what sleep-cycle owns — its state, its audit, its report, and its own rule lines in
+ * MEMORY.md and skill files laid onto the HEAD version of those files — so a human's uncommitted edits
+ * to the same files never enter the commit. Leftovers of an earlier run whose commit failed are
+ * committed too; a night that changed nothing makes no commit.
+ */
+export async function commit<I extends { plan: Plan; reportPath: string; repo: RepoInfo }>(input: I, ctx: RunContext): Promise<I & Committed> {
+  const skip = commitSkipReason(input.repo, ctx);
+  if (skip) return { ...input, commit: null, commitNote: skip };
+  const read = async (path: string): Promise<FileVersions> => ({
+    path,
+    working: await ctx.fs.readText(resolve(ctx.root, path)),
+    head: await ctx.git.readHead(ctx.root, path),
+  });
+  const { settings } = ctx;
+  const rules = Object.values(input.plan.nextState.rules).filter((rule) => rule.state === 'active');
+  const owned = await Promise.all([`${settings.state_dir}/state.json`, `${settings.state_dir}/lifecycle.jsonl`].map(read));
+  const targets = await Promise.all([...new Set(rules.map((rule) => rule.target))].sort().map((target) => read(targetPath(target, settings))));
+  const report = await read(input.reportPath);
+  const files = buildCommitFiles({ owned, targets, report, rules, settings });
+  if (files.length === 0) return { ...input, commit: null, commitNote: 'nothing new since the last sleep: no commit' };
+  const result = await ctx.git.commitFiles(ctx.root, files, input.plan.commitMessage);
   const ignored = result.ignored.length > 0 ? ` (git ignores ${result.ignored.join(', ')})` : '';
-  const note = result.sha ? `committed ${result.sha.slice(0, 12)}${ignored}` : `nothing to commit${ignored}`;
+  const where = input.repo.head?.kind === 'detached' ? ' on a detached HEAD' : '';
+  const note = result.sha ? `committed ${result.sha.slice(0, 12)}${where}${ignored}` : `nothing to commit${ignored}`;
   return { ...input, commit: result.sha, commitNote: note };
+}
+
+/** Why this run will not commit, decided before anything is written (the report says it), or null. */
+export function commitSkipReason(repo: RepoInfo, ctx: RunContext): string | null {
+  if (ctx.options.dryRun) return 'dry run: nothing committed';
+  if (!ctx.options.commit) return 'not committed (--no-commit)';
+  if (!repo.repo) return 'not committed: not a git repository';
+  return null;
+}
+
+interface CommitFilesInput {
+  owned: FileVersions[];
+  targets: FileVersions[];
+  report: FileVersions;
+  rules: LedgerEntry[];
+  settings: { memory_file: string; skills_dir: string };
+}
+
+/** Pure: the contents to commit, only for files that differ from HEAD; the report only alongside others. */
+export function buildCommitFiles(input: CommitFilesInput): FileToCommit[] {
+  const files: FileToCommit[] = [];
+  for (const file of input.owned) {
+    if (file.working !== undefined && file.working !== file.head) files.push({ path: file.path, content: file.working });
+  }
+  for (const file of input.targets) {
+    const content = ownLinesOnHead(file, input.rules, input.settings);
+    if (content !== undefined && content !== file.head) files.push({ path: file.path, content });
+  }
+  const report = input.report;
+  if (files.length > 0 && report.working !== undefined && report.working !== report.head) files.push({ path: report.path, content: report.working });
+  return files;
+}
+
+/** HEAD's version of a memory or skill file plus the active rules that are in the working tree but not at HEAD. */
+function ownLinesOnHead(file: FileVersions, rules: LedgerEntry[], settings: CommitFilesInput['settings']): string | undefined {
+  if (file.working === undefined) return undefined;
+  const isMemory = file.path === settings.memory_file;
+  const ids = (text: string | undefined) =>
+    new Set(text === undefined ? [] : (isMemory ? parseMemory(text).rules : parseSkillRules(text, file.path)).map((rule) => rule.id));
+  const working = ids(file.working);
+  const atHead = ids(file.head);
+  const mine = rules.filter((rule) => targetPathOf(rule, settings) === file.path && working.has(rule.id) && !atHead.has(rule.id));
+  if (mine.length === 0) return file.head;
+  const lines = mine.map((rule) => ({ id: rule.id, text: rule.text, cluster: rule.cluster_id }));
+  if (isMemory) return addRules(file.head ?? '', lines);
+  return addSkillRules(file.head, file.path.slice(settings.skills_dir.length + 1).replace(/\.yaml$/, ''), file.path, lines);
+}
+
+function targetPath(target: string, settings: { memory_file: string; skills_dir: string }): string {
+  return target === 'memory' ? settings.memory_file : `${settings.skills_dir}/${target.slice('skill:'.length)}.yaml`;
+}
+
+function targetPathOf(rule: LedgerEntry, settings: { memory_file: string; skills_dir: string }): string {
+  return targetPath(rule.target, settings);
 }

@@ -1,6 +1,7 @@
 import { relative } from 'node:path';
 import type { RunContext } from '../context.js';
 import { errors } from '../errors.js';
+import type { RepoInfo } from '../io/git.js';
 import { bundledSafetyRulesPath, repoPaths } from '../io/paths.js';
 import { parseState, type State } from '../memory/state.js';
 import { parseSafetyPolicy, type SafetyPolicy } from '../safety/policy.js';
@@ -13,6 +14,8 @@ export interface Loaded {
   policy: SafetyPolicy;
   /** Text of the lifecycle audit log, appended to by the plan. */
   lifecycleText: string | undefined;
+  /** Whether the root is a git repository, and what HEAD is: decided before anything is written. */
+  repo: RepoInfo;
   notices: string[];
 }
 
@@ -44,7 +47,11 @@ export async function load(_input: object, ctx: RunContext): Promise<Loaded> {
   }
   const policy = parseSafetyPolicy(policyText, policyPath === paths.safetyRules ? rel(ctx.root, policyPath) : 'bundled default policy');
   const lifecycleText = await ctx.fs.readText(paths.lifecycle);
-  return { state, memoryText, skillTexts, policy, lifecycleText, notices };
+  const repo = await ctx.git.inspect(ctx.root);
+  if (!repo.repo && ctx.options.requireGit) {
+    throw errors.usage(`${ctx.root} is not a git repository and --require-git was given: nothing was written.`);
+  }
+  return { state, memoryText, skillTexts, policy, lifecycleText, repo, notices };
 }
 
 function rel(root: string, path: string): string {

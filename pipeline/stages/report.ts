@@ -1,4 +1,6 @@
 import type { RunContext } from '../context.js';
+import type { RepoInfo } from '../io/git.js';
+import { commitSkipReason } from './commit.js';
 import { scanInstructionLike } from '../synth/scan.js';
 import type { State } from '../memory/state.js';
 import type { Cluster, Evidence } from './cluster.js';
@@ -23,9 +25,12 @@ export interface ReportInput {
   notices: string[];
   state: State;
   plan: Plan;
+  repo: RepoInfo;
 }
 
 export interface ReportMeta {
+  /** Why this run does not commit, or null when it commits what it writes. */
+  commitSkip: string | null;
   now: Date;
   runId: string;
   dryRun: boolean;
@@ -36,6 +41,7 @@ export interface ReportMeta {
 /** report: renders the plan into proposed_memory_updates.md. Pure and deterministic for the same input and clock. */
 export async function report<I extends ReportInput>(input: I, ctx: RunContext): Promise<I & { reportText: string }> {
   const meta: ReportMeta = {
+    commitSkip: commitSkipReason(input.repo, ctx),
     now: ctx.now, runId: ctx.runId, dryRun: ctx.options.dryRun,
     memoryFile: ctx.settings.memory_file, skillsDir: ctx.settings.skills_dir,
   };
@@ -70,7 +76,8 @@ function summary(out: string[], input: ReportInput, meta: ReportMeta): void {
   const usage = llm.synthesizer.startsWith('claude')
     ? ` (LLM calls: ${llm.calls}, tokens in/out: ${llm.input_tokens}/${llm.output_tokens}, prompt cache reads: ${llm.cache_read_input_tokens}, response cache hits: ${llm.cache_hits}, offline fallbacks: ${llm.fallbacks.length}, deferred: ${llm.deferred.length})`
     : ' (no LLM calls)';
-  out.push(`| synthesizer | ${llm.synthesizer}${usage} |`, '');
+  out.push(`| synthesizer | ${llm.synthesizer}${usage} |`);
+  out.push(`| commit | ${meta.commitSkip ?? `\`${input.plan.commitMessage}\` (what sleep-cycle wrote, nothing else)`} |`, '');
 
   if (input.notices.length > 0) {
     out.push('### Notices', '', ...input.notices.map((notice) => `- ${escapeInline(notice)}`), '');

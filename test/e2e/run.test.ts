@@ -158,6 +158,43 @@ describe('sleep-cycle run (subprocess, temp git repo)', () => {
     expect(read(dir, 'MEMORY.md')).toBe(MEMORY);
   });
 
+  it("a human's uncommitted edits to MEMORY.md stay out of the commit, and stay in the working tree", () => {
+    const dir = sampleRepo(lines(...failures(3, {})));
+    writeFileSync(join(dir, 'MEMORY.md'), MEMORY.replace('Human notes stay exactly as written.', 'Human notes stay exactly as written. WIP private note'));
+    const run = runCliProcess(dir, ['run', '--json']);
+    const id = run.json.data.proposals[0].id;
+    const committed = git(dir, 'show', 'HEAD:MEMORY.md');
+    expect(committed).toContain(`<!-- rule:${id} -->`);
+    expect(committed).not.toContain('WIP private note');
+    expect(read(dir, 'MEMORY.md')).toContain('WIP private note');
+    expect(read(dir, 'MEMORY.md')).toContain(`<!-- rule:${id} -->`);
+    expect(git(dir, 'status', '--porcelain')).toBe(' M MEMORY.md\n');
+  });
+
+  it('what an earlier run wrote but did not commit is committed by the next run; an idle night makes no commit', () => {
+    const dir = sampleRepo(lines(...failures(3, {})));
+    runCliProcess(dir, ['run', '--no-commit']);
+    const head = git(dir, 'rev-parse', 'HEAD');
+    const next = runCliProcess(dir, ['run', '--json']);
+    expect(next.json.data.lines.read).toBe(0);
+    expect(next.json.data.commit).toMatch(/^[0-9a-f]{40}$/);
+    expect(git(dir, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort()).toEqual(['.sleep-cycle/lifecycle.jsonl', '.sleep-cycle/state.json', 'MEMORY.md', 'proposed_memory_updates.md']);
+    expect(git(dir, 'rev-parse', 'HEAD')).not.toBe(head);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    const idle = runCliProcess(dir, ['run', '--json']);
+    expect(idle.json.data.commit).toBeNull();
+    expect(idle.json.data.commit_note).toContain('no commit');
+  });
+
+  it('commits on a detached HEAD and says so', () => {
+    const dir = sampleRepo(lines(...failures(3, {})));
+    git(dir, 'checkout', '--quiet', '--detach');
+    const run = runCliProcess(dir, ['run', '--json']);
+    expect(run.json.data.commit).toMatch(/^[0-9a-f]{40}$/);
+    expect(run.json.data.commit_note).toContain('detached HEAD');
+    expect(git(dir, 'rev-parse', 'HEAD').trim()).toBe(run.json.data.commit);
+  });
+
   it('a lock left by a process that is gone is taken over and reported', () => {
     const holder = JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), started: new Date().toISOString(), run_id: 'crashed' });
     const dir = sampleRepo(lines(...failures(3, {})), { '.sleep-cycle/lock': holder });
@@ -170,8 +207,11 @@ describe('sleep-cycle run (subprocess, temp git repo)', () => {
 
   it('outside a git repository it still writes and says it did not commit; --require-git makes that an error', () => {
     const dir = makeDir({ 'MEMORY.md': MEMORY, 'logs/telemetry.jsonl': lines(...failures(3, {})) });
-    const strict = runCliProcess(dir, ['run', '--json', '--require-git', '--dry-run']);
-    expect(strict.code).toBe(0);
+    const strict = runCliProcess(dir, ['run', '--json', '--require-git']);
+    expect(strict.code).toBe(2);
+    expect(strict.json.error.message).toContain('nothing was written');
+    expect(read(dir, 'MEMORY.md')).toBe(MEMORY);
+    expect(existsSync(join(dir, '.sleep-cycle/state.json'))).toBe(false);
     const run = runCliProcess(dir, ['run', '--json']);
     expect(run.code).toBe(0);
     expect(run.json.data.commit).toBeNull();
