@@ -60,11 +60,9 @@ export interface RunResult {
   lock_taken_over: string | null;
 }
 
-/** Runs every stage in order under the lock (a dry-run writes only its report and takes no lock). */
+/** Runs every stage in order under the lock (a dry-run too: it writes the report a real run commits). */
 export async function runSleepCycle(ctx: RunContext): Promise<RunResult> {
-  const lock = ctx.options.dryRun
-    ? null
-    : await acquireLock(ctx.fs, { path: repoPaths(ctx.root, ctx.settings).lock, runId: ctx.runId, now: ctx.now, staleMinutes: ctx.settings.lock_stale_minutes });
+  const lock = await acquireLock(ctx.fs, { path: repoPaths(ctx.root, ctx.settings).lock, runId: ctx.runId, now: ctx.now, staleMinutes: ctx.settings.lock_stale_minutes });
   try {
     let data: object = {};
     for (const stage of STAGES) {
@@ -76,9 +74,9 @@ export async function runSleepCycle(ctx: RunContext): Promise<RunResult> {
       data = await stage.run(data as never, ctx);
       ctx.logger.info(`finish ${stage.name}`);
     }
-    return toResult(data as FinalData, ctx, lock?.takenOver ?? null);
+    return toResult(data as FinalData, ctx, lock.takenOver);
   } finally {
-    await lock?.release();
+    await lock.release();
   }
 }
 

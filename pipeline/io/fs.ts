@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { errors } from '../errors.js';
 import { readLines, type RawLine, type ReadLinesOptions } from './line-reader.js';
@@ -23,6 +23,10 @@ export interface FsPort {
   /** Creates the file only if it does not exist; false when it does. */
   createExclusive(path: string, content: string): Promise<boolean>;
   remove(path: string): Promise<void>;
+  /** Removes a directory only if it is empty (a lock's folder on a dry run); otherwise does nothing. */
+  removeEmptyDir(path: string): Promise<void>;
+  /** Atomic rename; false when the source does not exist (someone else moved it first). */
+  rename(from: string, to: string): Promise<boolean>;
 }
 
 export const nodeFs: FsPort = {
@@ -95,6 +99,22 @@ export const nodeFs: FsPort = {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
       throw errors.io('create', path, error);
+    }
+  },
+  async removeEmptyDir(path) {
+    try {
+      await rmdir(path);
+    } catch {
+      // Not empty, or gone: either way there is nothing to clean up.
+    }
+  },
+  async rename(from, to) {
+    try {
+      await rename(from, to);
+      return true;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw errors.io('rename', from, error);
     }
   },
   async remove(path) {

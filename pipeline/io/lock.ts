@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { dirname } from 'node:path';
 import { errors } from '../errors.js';
 import type { FsPort } from './fs.js';
 
@@ -30,15 +32,37 @@ export async function acquireLock(fs: FsPort, options: AcquireLockOptions): Prom
   let takenOver: string | null = null;
   for (let attempt = 0; attempt < 2; attempt++) {
     if (await fs.createExclusive(options.path, content)) {
-      return { takenOver, release: () => fs.remove(options.path) };
+      const release = async () => {
+        await fs.remove(options.path);
+        await fs.removeEmptyDir(dirname(options.path));
+      };
+      return { takenOver, release };
     }
-    const holder = parseHolder(await fs.readText(options.path));
+    const seen = await fs.readText(options.path);
+    const holder = parseHolder(seen);
     const stale = staleReason(holder, options);
-    if (!stale || attempt > 0) throw errors.locked(holder ?? { pid: 0, host: 'unknown', started: 'unknown' }, options.path);
+    if (!stale || attempt > 0 || !(await moveAsideIfUnchanged(fs, options.path, seen))) {
+      throw errors.locked(holder ?? { pid: 0, host: 'unknown', started: 'unknown' }, options.path);
+    }
     takenOver = stale;
-    await fs.remove(options.path);
   }
   throw errors.internal('lock acquisition fell through');
+}
+
+/**
+ * Takes a stale lock out of the way atomically: rename it aside, then check that what was moved is the
+ * lock judged stale. If another run replaced it in between, put it back and give up, so two runs that
+ * both saw the same stale lock cannot both proceed.
+ */
+async function moveAsideIfUnchanged(fs: FsPort, path: string, seen: string | undefined): Promise<boolean> {
+  const aside = `${path}.stale-${randomBytes(4).toString('hex')}`;
+  if (!(await fs.rename(path, aside))) return false;
+  if ((await fs.readText(aside)) !== seen) {
+    await fs.rename(aside, path);
+    return false;
+  }
+  await fs.remove(aside);
+  return true;
 }
 
 function staleReason(holder: LockHolder | null, options: AcquireLockOptions): string | null {

@@ -1,0 +1,49 @@
+import { mkdtempSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { nodeFs } from '../../pipeline/io/fs.js';
+import { acquireLock } from '../../pipeline/io/lock.js';
+
+const NOW = new Date('2026-11-21T03:00:00Z');
+
+function lockPath(holder?: object): string {
+  const dir = join(mkdtempSync(join(tmpdir(), 'lock-')), '.sleep-cycle');
+  mkdirSync(dir);
+  const path = join(dir, 'lock');
+  if (holder) writeFileSync(path, JSON.stringify(holder));
+  return path;
+}
+
+const options = (path: string, runId = 'run-a') => ({ path, runId, now: NOW, staleMinutes: 60, isAlive: () => false });
+
+describe('lock', () => {
+  it('a live holder makes the second run fail with E_LOCKED naming it', async () => {
+    const path = lockPath({ pid: 4242, host: hostname(), started: NOW.toISOString(), run_id: 'other' });
+    await expect(acquireLock(nodeFs, { ...options(path), isAlive: () => true })).rejects.toMatchObject({ code: 'E_LOCKED', message: expect.stringContaining('pid 4242') });
+  });
+
+  it('a lock whose process is gone, or which is too old, is taken over and reported', async () => {
+    const gone = await acquireLock(nodeFs, options(lockPath({ pid: 4242, host: hostname(), started: NOW.toISOString(), run_id: 'x' })));
+    expect(gone.takenOver).toContain('pid 4242');
+    const old = await acquireLock(nodeFs, { ...options(lockPath({ pid: 1, host: 'elsewhere', started: '2026-11-20T00:00:00Z', run_id: 'x' })), isAlive: () => true });
+    expect(old.takenOver).toContain('older than 60 minutes');
+  });
+
+  it('two runs that both find the same stale lock: exactly one gets it', async () => {
+    for (let round = 0; round < 20; round++) {
+      const path = lockPath({ pid: 4242, host: hostname(), started: NOW.toISOString(), run_id: 'crashed' });
+      const results = await Promise.allSettled([acquireLock(nodeFs, options(path, 'a')), acquireLock(nodeFs, options(path, 'b'))]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.code)).toEqual(['E_LOCKED']);
+    }
+  });
+
+  it('release removes the lock, and the folder if the lock was all it held', async () => {
+    const path = lockPath();
+    const lock = await acquireLock(nodeFs, options(path));
+    await lock.release();
+    expect(existsSync(path)).toBe(false);
+    expect(existsSync(join(path, '..'))).toBe(false);
+  });
+});
