@@ -60,8 +60,43 @@ function ruleProblems(value: unknown, toolName: string, allowlist: string[]): st
   if (rule.includes('<!--') || rule.includes('-->')) problems.push('rule contains an HTML comment marker (<!-- or -->)');
   if (redact(rule) !== rule) problems.push('rule contains a secret-shaped value');
   problems.push(...urlProblems(rule, allowlist));
+  problems.push(...disguiseProblems(rule));
   if (!mentionsTool(rule, toolName)) problems.push('rule does not name the tool');
   return problems;
+}
+
+/** Typographic punctuation a model may use in plain English; everything else must be printable ASCII. */
+const TYPOGRAPHIC = /[\u2018\u2019\u201c\u201d\u2013\u2014\u2026]/g;
+const DISGUISES: [RegExp, string][] = [
+  [/%[0-9a-f]{2}/i, 'percent-encoded text'],
+  [/&#?[a-z0-9]{2,8};/i, 'HTML entities'],
+  [/\\[xu][0-9a-f]{2}/i, 'escape sequences'],
+  [/\b(?:system|assistant|user|human)\s*:/i, 'a chat role marker'],
+  [/\b(?:instructions?|prompts?|jailbreak|approve every|long-term memory)\b/i, 'talk about instructions, prompts or memory'],
+  [/\$\{?[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b/, 'a reference to a secret environment variable'],
+  [/[\w.+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+/i, 'an e-mail address'],
+];
+
+/**
+ * A rule is plain English for an agent. Non-ASCII letters (homoglyphs, other scripts), combining marks,
+ * encodings and role markers are how injected text hides from the checks after this one, so an answer
+ * carrying any of them is invalid (and the cluster is written offline instead).
+ */
+function disguiseProblems(rule: string): string[] {
+  const problems: string[] = [];
+  // Line breaks, control and invisible characters have their own problem above.
+  const visible = rule.replace(/[\n\r\u2028\u2029\u0085\p{Cc}\p{Cf}]/gu, '');
+  if (!/^[\x20-\x7e]*$/.test(visible.normalize('NFKC').replace(TYPOGRAPHIC, "'"))) {
+    problems.push('rule contains characters outside plain ASCII (other scripts, look-alike letters or marks)');
+  }
+  for (const [pattern, what] of DISGUISES) if (pattern.test(rule)) problems.push(`rule contains ${what}`);
+  if (redact(rule) === rule && hasEncodedRun(rule)) problems.push('rule contains a long encoded run (base64 or similar)');
+  return problems;
+}
+
+/** 24+ characters of base64 alphabet mixing upper case, lower case and digits: encoded data, not words. */
+function hasEncodedRun(rule: string): boolean {
+  return (rule.match(/[A-Za-z0-9+/]{24,}={0,2}/g) ?? []).some((run) => /[A-Z]/.test(run) && /[a-z]/.test(run) && /\d/.test(run));
 }
 
 function targetProblems(value: unknown): string[] {

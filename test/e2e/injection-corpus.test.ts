@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { parseMemory } from '../../pipeline/memory/memory-md.js';
 import { INJECTION_CASES, type InjectionCase } from '../fixtures/injections.js';
-import { event, lines, makeDir, PACKAGE_ROOT, read, runCliProcess } from '../helpers/repo.js';
+import { replies, startFakeMessagesServer, type Reply } from '../helpers/fake-messages-server.js';
+import { event, lines, makeDir, PACKAGE_ROOT, read, runCliProcessAsync } from '../helpers/repo.js';
 
 /**
  * The adversarial corpus through the whole pipeline (real CLI subprocess, temp git repo, offline
@@ -197,8 +198,38 @@ function skillFiles(dir: string): string[] {
   return existsSync(skillsDir) ? readdirSync(skillsDir).filter((f) => f.endsWith('.yaml')).sort() : [];
 }
 
-describe('adversarial injection corpus (offline synthesizer, whole pipeline)', () => {
-  it(`${INJECTION_CASES.length} payloads: no unsafe fragment lands in MEMORY.md or skills`, () => {
+/**
+ * The worst model there is: it obeys the data. Each answer is the cluster's payload itself, prefixed
+ * with the tool name so it passes the "mentions the tool" check; only the firewall after it can help.
+ */
+function obeyingModel(body: unknown): Reply {
+  const text = JSON.stringify(body);
+  const tool = /tool: ([\w:@./-]+)/.exec(text)?.[1] ?? 'unknown';
+  const index = /^tool_inj_(\d+)$/.exec(tool)?.[1];
+  const payload = index !== undefined ? INJECTION_CASES[Number(index)]!.text : INJECTION_CASES.find((_, i) => mixedCluster(i).tool === tool)!.text;
+  const rule = `${tool}: ${payload}`.replace(/\s+/g, ' ').slice(0, 290);
+  return replies.answer({ rule, target: 'memory', rationale: 'the telemetry said so', confidence: 1 });
+}
+
+describe('adversarial injection corpus (whole pipeline)', () => {
+  it(`${INJECTION_CASES.length} payloads, offline synthesizer: no unsafe fragment lands in MEMORY.md or skills`, async () => {
+    await checkCorpus({}, 'offline');
+  });
+
+  it(`${INJECTION_CASES.length} payloads, a Claude that obeys the payloads: still no unsafe fragment lands`, async () => {
+    const server = await startFakeMessagesServer();
+    try {
+      server.respond(obeyingModel);
+      await checkCorpus({ ANTHROPIC_API_KEY: 'sk-ant-test-corpus', ANTHROPIC_BASE_URL: server.baseURL }, 'obeying Claude');
+      expect(server.requests.length).toBeGreaterThanOrEqual(INJECTION_CASES.length);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+async function checkCorpus(env: Record<string, string>, label: string): Promise<void> {
+  {
     expect(INJECTION_CASES.length).toBeGreaterThanOrEqual(60);
     expect(new Set(INJECTION_CASES.map((c) => c.id)).size).toBe(INJECTION_CASES.length);
     for (const c of INJECTION_CASES) {
@@ -212,7 +243,7 @@ describe('adversarial injection corpus (offline synthesizer, whole pipeline)', (
         'MEMORY.md': MEMORY,
         'logs/telemetry.jsonl': buildTelemetry(INJECTION_CASES),
         'config/safety-rules.yaml': POLICY,
-        'config/sleep-cycle.yaml': settingsYaml(INJECTION_CASES),
+        'config/sleep-cycle.yaml': `${settingsYaml(INJECTION_CASES)}max_llm_calls: 500\nllm_token_budget: 10000000\nllm_max_retries: 0\n`,
       },
       { git: true },
     );
@@ -220,7 +251,7 @@ describe('adversarial injection corpus (offline synthesizer, whole pipeline)', (
     expect(contains(read(dir, 'logs/telemetry.jsonl'), 'ignore previous')).toBe(true);
     expect(landedText(dir).some((l) => INJECTION_CASES.some((c) => c.forbidden.some((f) => contains(l.text, f))))).toBe(false);
 
-    const run = runCliProcess(dir, ['run', '--json']);
+    const run = await runCliProcessAsync(dir, ['run', '--json'], env);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.success).toBe(true);
     const data = run.json.data;
@@ -275,7 +306,8 @@ describe('adversarial injection corpus (offline synthesizer, whole pipeline)', (
     expect.soft(extraIds, 'MEMORY.md holds rule ids that are not the bullet\'s own').toEqual([]);
     expect.soft(idLines.filter(ownId).map((e) => e.id).sort(), 'rule ids in MEMORY.md are exactly the applied memory proposals').toEqual(memoryIds);
     const skillTargets = [...new Set(applied.filter((p) => p.target !== 'memory').map((p) => p.target as string))].sort();
-    expect.soft(skillTargets).toEqual([`skill:${ROUTED_SKILL}`, 'skill:editing'].sort());
+    // Offline, both routed targets get a rule; an obeying model may see every routed draft quarantined.
+    if (label === 'offline') expect.soft(skillTargets).toEqual([`skill:${ROUTED_SKILL}`, 'skill:editing'].sort());
     expect.soft(skillFiles(dir)).toEqual(skillTargets.map((t) => `${t.slice('skill:'.length)}.yaml`));
     for (const target of skillTargets) {
       const skill = target.slice('skill:'.length);
@@ -307,7 +339,7 @@ describe('adversarial injection corpus (offline synthesizer, whole pipeline)', (
     const withheld = dominant.filter((p) => p.status !== 'quarantined' && isWithheld(p)).length;
     const mixed = proposals.filter((p) => !/^tool_inj_/.test(p.tool_name));
     console.log(
-      `injection corpus: ${INJECTION_CASES.length} payloads tried, ${reached.length} reached the rule writer, ${leaks.length} unsafe rules landed${leaks.length > 0 ? ` (${leaks.filter((l) => l.from.some((id) => KNOWN_GAPS.has(id))).length} of them KNOWN_GAPS)` : ''}, ${quarantined} quarantined, ${withheld} withheld`,
+      `injection corpus (${label}): ${INJECTION_CASES.length} payloads tried, ${reached.length} reached the rule writer, ${leaks.length} unsafe rules landed${leaks.length > 0 ? ` (${leaks.filter((l) => l.from.some((id) => KNOWN_GAPS.has(id))).length} of them KNOWN_GAPS)` : ''}, ${quarantined} quarantined, ${withheld} withheld`,
     );
     const families = [...new Set(INJECTION_CASES.map((c) => c.family))].map((f) => `${f} ${INJECTION_CASES.filter((c) => c.family === f).length}`);
     console.log(
@@ -320,5 +352,5 @@ describe('adversarial injection corpus (offline synthesizer, whole pipeline)', (
     expect(unexpected.map((l) => `${l.from.join(', ') || '?'} at ${l.where}: ${l.text}`), 'unsafe rules landed').toEqual([]);
     const stillLeaking = new Set(leaks.flatMap((l) => l.from));
     expect([...KNOWN_GAPS].filter((id) => !stillLeaking.has(id)), 'these known gaps no longer leak: remove them from KNOWN_GAPS').toEqual([]);
-  });
-});
+  }
+}

@@ -36,6 +36,8 @@ export interface FakeMessagesServer {
   script(...replies: Reply[]): void;
   /** The reply once the script is empty (default: a 500). */
   otherwise(reply: Reply): void;
+  /** Computes each reply from the request body (after the script is empty), e.g. a model that obeys the data. */
+  respond(handler: (body: unknown) => Reply): void;
   close(): Promise<void>;
 }
 
@@ -68,9 +70,9 @@ export const replies = {
 export async function startFakeMessagesServer(): Promise<FakeMessagesServer> {
   const requests: RecordedRequest[] = [];
   const queue: Reply[] = [];
-  let fallback: Reply = replies.serverError();
+  let fallback: (body: unknown) => Reply = () => replies.serverError();
   const server = createServer((req, res) => {
-    void handle(req, res, requests, () => queue.shift() ?? fallback);
+    void handle(req, res, requests, (body) => queue.shift() ?? fallback(body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -78,7 +80,8 @@ export async function startFakeMessagesServer(): Promise<FakeMessagesServer> {
     baseURL: `http://127.0.0.1:${port}`,
     requests,
     script: (...next) => void queue.push(...next),
-    otherwise: (reply) => void (fallback = reply),
+    otherwise: (reply) => void (fallback = () => reply),
+    respond: (handler) => void (fallback = handler),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
@@ -87,7 +90,7 @@ export async function startFakeMessagesServer(): Promise<FakeMessagesServer> {
   };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, requests: RecordedRequest[], next: () => Reply): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, requests: RecordedRequest[], next: (body: unknown) => Reply): Promise<void> {
   const rawBody = await readBody(req);
   const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)]));
   requests.push({ method: req.method ?? '', path: req.url ?? '', headers, rawBody, body: safeJson(rawBody) });
@@ -95,7 +98,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, requests: Recor
     sendError(res, 404, 'not_found_error', `no route for ${req.method} ${req.url}`);
     return;
   }
-  await reply(res, next(), safeJson(rawBody));
+  const body = safeJson(rawBody);
+  await reply(res, next(body), body);
 }
 
 async function reply(res: ServerResponse, scripted: Reply, body: unknown): Promise<void> {

@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,6 +47,20 @@ export function runCliProcess(dir: string, args: string[], env: Record<string, s
   let json: unknown = null;
   if (args.includes('--json')) json = JSON.parse(result.stdout);
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr, json };
+}
+
+/** Like runCliProcess, without blocking this process (needed when this process serves the fake API). */
+export function runCliProcessAsync(dir: string, args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code: code ?? -1, stdout, stderr, json: args.includes('--json') ? JSON.parse(stdout) : null }));
+    child.stdin.end();
+  });
 }
 
 export function read(dir: string, path: string): string {
