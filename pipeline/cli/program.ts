@@ -33,6 +33,7 @@ export const COMMANDS: CommandSpec[] = [
       new Option('--no-commit', 'write files but do not commit them'),
       new Option('--require-git', 'fail when the root is not a git repository'),
       new Option('--max-llm-calls <n>', 'most Claude calls this run; later clusters wait for the next night'),
+      new Option('--offline', 'write rules with the offline synthesizer even when ANTHROPIC_API_KEY is set (fast, free: for pre-session dry runs)'),
       new Option('--require-llm', 'fail (E_LLM) instead of falling back to offline when Claude rejects the key'),
     ],
     action: (_args, options, deps) => runCommand(options, deps),

@@ -16,6 +16,7 @@ export interface RunCommandOptions {
   commit?: boolean;
   requireGit?: boolean;
   requireLlm?: boolean;
+  offline?: boolean;
   maxLlmCalls?: string;
 }
 
@@ -24,6 +25,7 @@ export async function runCommand(options: RunCommandOptions, deps: CliDeps): Pro
   const flags: Partial<Settings> = {};
   if (options.minRepeats !== undefined) flags.min_repeats = parseCount(options.minRepeats, '--min-repeats');
   if (options.log && options.log.length > 0) flags.logs = options.log;
+  if (options.offline) flags.synthesizer = 'offline';
   if (options.maxLlmCalls !== undefined) flags.max_llm_calls = parseCount(options.maxLlmCalls, '--max-llm-calls', 0);
   if (options.since !== undefined && (parseTimestamp(options.since) === null || /^\d+$/.test(options.since))) {
     throw errors.usage(`--since expects an ISO-8601 time such as 2026-11-20T00:00:00Z, found "${options.since.slice(0, 40)}".`);

@@ -62,6 +62,14 @@ describe('run with the Claude synthesizer (fake Messages API on 127.0.0.1)', () 
     expect(explain.json.data).toMatchObject({ synthesizer: 'claude:claude-haiku-5-5', model: 'claude-haiku-5-5', prompt_version: '1' });
   });
 
+  it('--offline writes rules without calling Claude even with a key (the pre-session dry run)', async () => {
+    const dir = repo();
+    const run = await cli(dir, ['run', '--dry-run', '--offline'], undefined, env());
+    expect(run.json.data.llm).toMatchObject({ synthesizer: 'offline', calls: 0 });
+    expect(run.json.data.proposals).toHaveLength(2);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('a compromised model answer is quarantined by the safety policy, never written', async () => {
     server.script(replies.compromised(), replies.compromised());
     const dir = repo();
