@@ -3,7 +3,7 @@ import type { RunContext } from '../context.js';
 import { SleepCycleError } from '../errors.js';
 import type { LlmCacheEntry, State } from '../memory/state.js';
 import { LlmOutputError, LlmUnavailableError, type LlmUsage } from '../synth/claude.js';
-import type { DraftRule, RuleTarget, SynthesizeRequest } from '../synth/port.js';
+import { draftFor, type DraftRule, type RuleTarget, type SynthesizeRequest } from '../synth/port.js';
 import { ruleId } from '../synth/rule-id.js';
 import type { PromotedCluster } from './gate.js';
 
@@ -107,12 +107,10 @@ export function cacheKey(cluster: PromotedCluster, model: string, promptVersion:
 }
 
 function fromCache(entry: LlmCacheEntry, request: SynthesizeRequest): DraftRule {
-  const { cluster, target } = request;
-  return {
-    id: request.ruleId, clusterId: cluster.id, kind: cluster.kind, toolName: cluster.tool_name, errorCategory: cluster.error_category,
-    text: entry.text, target, synthesizer: `claude:${entry.model}`, model: entry.model, promptVersion: entry.prompt_version,
+  return draftFor(request, {
+    text: entry.text, synthesizer: `claude:${entry.model}`, model: entry.model, promptVersion: entry.prompt_version,
     notes: [...entry.notes, 'from the response cache (no new call)'],
-  };
+  });
 }
 
 /** How many rules this cluster had before: a burned or superseded rule's successor gets a new id. */

@@ -3,8 +3,8 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { SleepCycleError, truncate } from '../errors.js';
 import type { PromotedCluster } from '../stages/gate.js';
 import { checkAnswer } from './answer.js';
-import type { DraftRule, Synthesizer, SynthesizeRequest } from './port.js';
-import { buildMessageRequest, WRITE_RULE_TOOL } from './prompt.js';
+import { draftFor, type DraftRule, type Synthesizer, type SynthesizeRequest } from './port.js';
+import { buildMessageRequest, PROMPT_VERSION, WRITE_RULE_TOOL } from './prompt.js';
 import { redact } from './redact.js';
 import { scanInstructionLike } from './scan.js';
 
@@ -121,22 +121,18 @@ function toDraft(message: Anthropic.Message, request: SynthesizeRequest, options
   const input = toolInput(message, cluster.id);
   const checked = checkAnswer(input, cluster, { urlAllowlist: options.urlAllowlist });
   if (!checked.ok) throw new LlmOutputError(cluster.id, checked.problems);
-  return {
-    id: request.ruleId,
-    clusterId: cluster.id,
-    kind: cluster.kind,
-    toolName: cluster.tool_name,
-    errorCategory: cluster.error_category,
+  // Routing (settings) decides where a rule lands; the model's suggested target is only recorded.
+  return draftFor(request, {
     text: checked.rule,
-    // Routing (settings) decides where a rule lands; the model's suggestion is only recorded.
-    target: request.target,
     synthesizer: `claude:${options.model}`,
+    model: options.model,
+    promptVersion: PROMPT_VERSION,
     notes: [
       `claude: confidence ${checked.confidence.toFixed(2)}, suggested target ${checked.target}`,
       `claude rationale: ${JSON.stringify(noteText(checked.rationale))}`,
       ...flaggedNote(cluster),
     ],
-  };
+  });
 }
 
 /** The single write_rule input, or the reason there is none. */

@@ -2,7 +2,7 @@ import type { PromotedCluster } from '../stages/gate.js';
 import { cleanIdentifier } from '../stages/cluster.js';
 import { commonPrefix } from '../stages/signature.js';
 import { failureAdvice, slowAdvice } from './advice.js';
-import type { DraftRule, Synthesizer, SynthesizeRequest } from './port.js';
+import { draftFor, type DraftRule, type Synthesizer, type SynthesizeRequest } from './port.js';
 import { redact } from './redact.js';
 import { safeQuote } from './quote.js';
 import { scanInstructionLike } from './scan.js';
@@ -24,20 +24,10 @@ export function createOfflineSynthesizer(): Synthesizer {
 }
 
 export function draftOffline(request: SynthesizeRequest): DraftRule {
-  const { cluster, target } = request;
+  const { cluster } = request;
   const notes: string[] = [];
   const text = cluster.kind === 'slow' ? slowRule(cluster) : failureRule(cluster, notes);
-  return {
-    id: request.ruleId,
-    clusterId: cluster.id,
-    kind: cluster.kind,
-    toolName: cluster.tool_name,
-    errorCategory: cluster.error_category,
-    text,
-    target,
-    synthesizer: 'offline',
-    notes,
-  };
+  return draftFor(request, { text, synthesizer: 'offline', notes });
 }
 
 function failureRule(cluster: PromotedCluster, notes: string[]): string {

@@ -116,6 +116,8 @@ describe('run with the Claude synthesizer (fake Messages API on 127.0.0.1)', () 
     expect(first.json.data.llm).toMatchObject({ calls: 1 });
     expect(first.json.data.llm.deferred).toHaveLength(1);
     expect(first.json.data.proposals).toHaveLength(1);
+    const explained = await cli(dir, ['explain', first.json.data.proposals[0].id]);
+    expect(explained.json.data).toMatchObject({ synthesizer: 'claude:claude-haiku-5-5', model: 'claude-haiku-5-5', prompt_version: '1' });
     const status = await cli(dir, ['status']);
     expect(status.json.data.pending).toHaveLength(1);
     server.otherwise(answer('Before git_push, check for a stale .git/index.lock and clear it only when no git process runs.'));
