@@ -12,6 +12,10 @@ export interface RunOptions {
   requireGit: boolean;
   /** Fail the run (E_LLM) when Claude rejects the key, instead of falling back to offline. */
   requireLlm?: boolean;
+  /** Commit to this branch (parent: HEAD) instead of HEAD itself: the nightly pull-request branch. */
+  branch?: string;
+  /** Push the branch to this remote after committing (with a lease on what the remote held). */
+  push?: string;
 }
 
 export interface Logger {

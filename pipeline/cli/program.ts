@@ -33,6 +33,8 @@ export const COMMANDS: CommandSpec[] = [
       new Option('--no-commit', 'write files but do not commit them'),
       new Option('--require-git', 'fail when the root is not a git repository'),
       new Option('--max-llm-calls <n>', 'most Claude calls this run; later clusters wait for the next night'),
+      new Option('--branch <name>', 'commit to this branch (on top of HEAD) instead of HEAD: the nightly pull-request branch'),
+      new Option('--push [remote]', 'with --branch: push the branch (default remote origin), replacing it only if it is as last fetched'),
       new Option('--offline', 'write rules with the offline synthesizer even when ANTHROPIC_API_KEY is set (fast, free: for pre-session dry runs)'),
       new Option('--require-llm', 'fail (E_LLM) instead of falling back to offline when Claude rejects the key'),
     ],

@@ -18,6 +18,8 @@ export interface RunCommandOptions {
   requireLlm?: boolean;
   offline?: boolean;
   maxLlmCalls?: string;
+  branch?: string;
+  push?: string | boolean;
 }
 
 export async function runCommand(options: RunCommandOptions, deps: CliDeps): Promise<number> {
@@ -37,12 +39,25 @@ export async function runCommand(options: RunCommandOptions, deps: CliDeps): Pro
     commit: options.commit !== false,
     requireGit: Boolean(options.requireGit),
     requireLlm: Boolean(options.requireLlm),
+    ...branchOptions(options),
   });
   if (options.requireLlm && !ctx.llm) {
     throw errors.usage('--require-llm needs the claude synthesizer: set ANTHROPIC_API_KEY (and synthesizer auto or claude).');
   }
   const result = await runSleepCycle(ctx);
   return printSuccess(deps, Boolean(options.json), result, () => renderRunText(result));
+}
+
+function branchOptions(options: RunCommandOptions): { branch?: string; push?: string } {
+  if (options.push !== undefined && options.push !== false && !options.branch) {
+    throw errors.usage('--push needs --branch: sleep-cycle pushes only its own branch, never the one you are on.');
+  }
+  if (!options.branch) return {};
+  if (!/^(?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/-]{1,100}(?<![./])$/.test(options.branch)) {
+    throw errors.usage(`--branch expects a branch name such as sleep-cycle/nightly, found "${options.branch.slice(0, 40)}".`);
+  }
+  const remote = options.push === true ? 'origin' : options.push || undefined;
+  return { branch: options.branch, ...(remote ? { push: remote } : {}) };
 }
 
 function parseCount(text: string, flag: string, min = 1): number {

@@ -19,6 +19,16 @@ export interface CommitResult {
   sha: string | null;
   /** Paths git ignores: left out of the commit. */
   ignored: string[];
+  /** With a branch: the branch already held exactly this change on top of HEAD, so it was left as is. */
+  unchanged?: boolean;
+}
+
+export interface CommitOptions {
+  /**
+   * Commit to this branch instead of HEAD: the commit's parent is HEAD and the branch is (re)pointed at
+   * it, the way a bot keeps one pull-request branch up to date. HEAD and the user's index do not move.
+   */
+  branch?: string;
 }
 
 /**
@@ -28,9 +38,15 @@ export interface CommitResult {
  */
 export interface GitPort {
   inspect(root: string): Promise<RepoInfo>;
-  /** A file's content at HEAD, or undefined (no such file, or no commit yet). */
-  readHead(root: string, path: string): Promise<string | undefined>;
-  commitFiles(root: string, files: FileToCommit[], message: string): Promise<CommitResult>;
+  /** A file's content at HEAD (or at `rev`), or undefined (no such file, or no such commit). */
+  readHead(root: string, path: string, rev?: string): Promise<string | undefined>;
+  /** The commit `rev` names, or null. */
+  resolve(root: string, rev: string): Promise<string | null>;
+  commitFiles(root: string, files: FileToCommit[], message: string, options?: CommitOptions): Promise<CommitResult>;
+  /** Pushes a branch, replacing the remote copy only if it is still at `expected` (lease). */
+  pushBranch(root: string, remote: string, branch: string, expected: string | null): Promise<void>;
+  /** Fetches a remote branch into the local branch of the same name; its commit, or null when the remote has none. */
+  fetchBranch(root: string, remote: string, branch: string): Promise<string | null>;
 }
 
 const IDENTITY = { GIT_AUTHOR_NAME: 'sleep-cycle', GIT_AUTHOR_EMAIL: 'sleep-cycle@localhost', GIT_COMMITTER_NAME: 'sleep-cycle', GIT_COMMITTER_EMAIL: 'sleep-cycle@localhost' };
@@ -48,27 +64,56 @@ export const simpleGitPort: GitPort = {
     const branch = await optional(git.raw(['symbolic-ref', '--quiet', '--short', 'HEAD']));
     return { repo: true, head: branch ? { kind: 'branch', name: branch } : { kind: 'detached' } };
   },
-  async readHead(root, path) {
-    return optional(simpleGit({ baseDir: root }).raw(['show', `HEAD:${path}`]), false);
+  async readHead(root, path, rev = 'HEAD') {
+    return optional(simpleGit({ baseDir: root }).raw(['show', `${rev}:${path}`]), false);
   },
-  async commitFiles(root, files, message) {
+  async resolve(root, rev) {
+    return (await optional(simpleGit({ baseDir: root }).raw(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`]))) ?? null;
+  },
+  async commitFiles(root, files, message, options = {}) {
     const git = simpleGit({ baseDir: root });
     try {
       const paths = files.map((file) => file.path);
       const ignored = paths.length > 0 ? await git.checkIgnore(paths) : [];
       const wanted = files.filter((file) => !ignored.includes(file.path));
       if (wanted.length === 0) return { sha: null, ignored };
-      const sha = await commitThroughPrivateIndex(git, root, wanted, message);
+      const result = await commitThroughPrivateIndex(git, root, wanted, message, options.branch);
       // The user's index now matches the new HEAD for these paths; their working-tree edits stay as edits.
-      if (sha) await git.raw(['reset', '--quiet', '--', ...wanted.map((file) => file.path)]);
-      return { sha, ignored };
+      if (result.sha && !options.branch) await git.raw(['reset', '--quiet', '--', ...wanted.map((file) => file.path)]);
+      return { ...result, ignored };
     } catch (error) {
       throw errors.git('commit', error);
     }
   },
+  async pushBranch(root, remote, branch, expected) {
+    const lease = `--force-with-lease=refs/heads/${branch}:${expected ?? ''}`;
+    try {
+      await simpleGit({ baseDir: root }).raw(['push', '--quiet', lease, remote, `refs/heads/${branch}:refs/heads/${branch}`]);
+    } catch (error) {
+      throw errors.git(`push of ${branch} to ${remote}`, error);
+    }
+  },
+  async fetchBranch(root, remote, branch) {
+    const git = simpleGit({ baseDir: root });
+    const listed = await optional(git.raw(['ls-remote', '--heads', remote, `refs/heads/${branch}`]));
+    if (!listed) return null;
+    try {
+      // The local branch is the bot's own: it follows the remote, whatever it held before.
+      await git.raw(['fetch', '--quiet', remote, `+refs/heads/${branch}:refs/heads/${branch}`]);
+    } catch (error) {
+      throw errors.git(`fetch of ${branch} from ${remote}`, error);
+    }
+    return (await optional(git.raw(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]))) ?? null;
+  },
 };
 
-async function commitThroughPrivateIndex(git: SimpleGit, root: string, files: FileToCommit[], message: string): Promise<string | null> {
+async function commitThroughPrivateIndex(
+  git: SimpleGit,
+  root: string,
+  files: FileToCommit[],
+  message: string,
+  branch: string | undefined,
+): Promise<{ sha: string | null; unchanged?: boolean }> {
   const gitDir = (await git.raw(['rev-parse', '--absolute-git-dir'])).trim();
   const index = resolve(gitDir, `sleep-cycle-index-${randomBytes(4).toString('hex')}`);
   const parent = await optional(git.raw(['rev-parse', '--verify', '--quiet', 'HEAD']));
@@ -82,11 +127,24 @@ async function commitThroughPrivateIndex(git: SimpleGit, root: string, files: Fi
       await withIndex.raw(['update-index', '--add', '--cacheinfo', `100644,${blob},${file.path}`]);
     }
     const tree = (await withIndex.raw(['write-tree'])).trim();
-    if (parent && tree === (await git.raw(['rev-parse', `${parent}^{tree}`])).trim()) return null;
+    const treeOf = async (commit: string) => (await git.raw(['rev-parse', `${commit}^{tree}`])).trim();
+    if (!branch) {
+      if (parent && tree === (await treeOf(parent))) return { sha: null };
+      const commit = (await withIndex.raw(['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message])).trim();
+      // Compare-and-swap: if HEAD moved while we worked, this fails instead of dropping someone's commit.
+      await git.raw(['update-ref', '-m', `sleep-cycle: ${message}`, 'HEAD', commit, parent ?? '0'.repeat(40)]);
+      return { sha: commit };
+    }
+    const ref = `refs/heads/${branch}`;
+    const current = await optional(git.raw(['rev-parse', '--verify', '--quiet', ref]));
+    if (current) {
+      const currentParent = await optional(git.raw(['rev-parse', '--verify', '--quiet', `${current}^`]));
+      if (currentParent === parent && (await treeOf(current)) === tree) return { sha: current, unchanged: true };
+    }
+    if (parent && tree === (await treeOf(parent))) return { sha: null };
     const commit = (await withIndex.raw(['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message])).trim();
-    // Compare-and-swap: if HEAD moved while we worked, this fails instead of dropping someone's commit.
-    await git.raw(['update-ref', '-m', `sleep-cycle: ${message}`, 'HEAD', commit, parent ?? '0'.repeat(40)]);
-    return commit;
+    await git.raw(['update-ref', '-m', `sleep-cycle: ${message}`, ref, commit, current ?? '0'.repeat(40)]);
+    return { sha: commit };
   } finally {
     await rm(index, { force: true });
   }

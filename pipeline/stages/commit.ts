@@ -39,11 +39,50 @@ export async function commit<I extends { plan: Plan; reportPath: string; repo: R
   const report = await read(input.reportPath);
   const files = buildCommitFiles({ owned, targets, report, rules, settings });
   if (files.length === 0) return { ...input, commit: null, commitNote: 'nothing new since the last sleep: no commit' };
-  const result = await ctx.git.commitFiles(ctx.root, files, input.plan.commitMessage);
+  const { branch, push } = ctx.options;
+  const remoteBefore = branch && push ? await ctx.git.fetchBranch(ctx.root, push, branch) : null;
+  if (branch && (await branchHoldsSameChange(ctx, branch, files))) {
+    return { ...input, commit: await ctx.git.resolve(ctx.root, `refs/heads/${branch}`), commitNote: `${branch} already proposes the same change: no new commit` };
+  }
+  const result = await ctx.git.commitFiles(ctx.root, files, input.plan.commitMessage, branch ? { branch } : {});
   const ignored = result.ignored.length > 0 ? ` (git ignores ${result.ignored.join(', ')})` : '';
-  const where = input.repo.head?.kind === 'detached' ? ' on a detached HEAD' : '';
-  const note = result.sha ? `committed ${result.sha.slice(0, 12)}${where}${ignored}` : `nothing to commit${ignored}`;
+  if (!result.sha) return { ...input, commit: null, commitNote: `nothing to commit${ignored}` };
+  const where = branch ? ` on branch ${branch}` : input.repo.head?.kind === 'detached' ? ' on a detached HEAD' : '';
+  let note = result.unchanged ? `${branch} already holds this change (${result.sha.slice(0, 12)}): no new commit` : `committed ${result.sha.slice(0, 12)}${where}${ignored}`;
+  if (branch && push && result.sha !== remoteBefore) {
+    await ctx.git.pushBranch(ctx.root, push, branch, remoteBefore);
+    note += `; pushed to ${push}`;
+  }
   return { ...input, commit: result.sha, commitNote: note };
+}
+
+/**
+ * The nightly branch already proposes this change when it sits on HEAD and differs from what we would
+ * commit only in run times (last_sleep, report header, audit times): then the pull request is left alone.
+ */
+async function branchHoldsSameChange(ctx: RunContext, branch: string, files: FileToCommit[]): Promise<boolean> {
+  const tip = await ctx.git.resolve(ctx.root, `refs/heads/${branch}`);
+  if (!tip || (await ctx.git.resolve(ctx.root, `${tip}^`)) !== (await ctx.git.resolve(ctx.root, 'HEAD'))) return false;
+  for (const file of files) {
+    const onBranch = await ctx.git.readHead(ctx.root, file.path, tip);
+    if (onBranch === undefined || stableForm(file.path, onBranch) !== stableForm(file.path, file.content)) return false;
+  }
+  return true;
+}
+
+/** A file's content without the fields that change on every run even when nothing else does. */
+export function stableForm(path: string, content: string): string {
+  if (path.endsWith('state.json')) {
+    try {
+      const state = JSON.parse(content) as Record<string, unknown>;
+      delete state.last_sleep;
+      return JSON.stringify(state, (key, value: unknown) => (key === 'created' || key === 'at' ? undefined : value));
+    } catch {
+      return content;
+    }
+  }
+  if (path.endsWith('.jsonl')) return content.replace(/"time":"[^"]*","run":"[^"]*"/g, '');
+  return content.replace(/^_sleep-cycle run-\S+ at \S+ /m, '');
 }
 
 /** Why this run will not commit, decided before anything is written (the report says it), or null. */
