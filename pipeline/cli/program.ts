@@ -6,6 +6,7 @@ import { printFailure } from './output.js';
 import { runCommand } from './run-command.js';
 import { statusCommand } from './status-command.js';
 import { explainCommand } from './explain-command.js';
+import { initCommandSpec } from './init-command.js';
 import { reviewCommand } from './review-command.js';
 
 type Action = (args: string[], options: Record<string, unknown>, deps: CliDeps) => Promise<number>;
@@ -63,6 +64,7 @@ export const COMMANDS: CommandSpec[] = [
     ],
     action: (args, options, deps) => reviewCommand(args[0], options, deps),
   },
+  initCommandSpec,
   {
     name: 'explain <id>',
     description: 'show why a rule exists: cluster, counts, evidence, synthesizer, safety verdict, history (read-only)',

@@ -1,0 +1,51 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { Option } from 'commander';
+import { errors } from '../errors.js';
+import { bundledSafetyRulesPath } from '../io/paths.js';
+import { buildInitPlan, type InitFile, type LogPolicy } from '../memory/init-plan.js';
+import type { CliDeps } from './context-from-options.js';
+import { printSuccess } from './output.js';
+
+export interface InitOptions {
+  root?: string;
+  json?: boolean;
+  logs?: string;
+}
+
+/** `init`: prepares a repository for sleep-cycle. Idempotent; never overwrites a file a user has. */
+export async function initCommand(options: InitOptions, deps: CliDeps): Promise<number> {
+  const root = resolve(deps.cwd, options.root ?? '.');
+  const policy = (options.logs ?? 'commit') as LogPolicy;
+  if (policy !== 'commit' && policy !== 'ignore') throw errors.usage(`--logs expects commit or ignore, found "${String(options.logs).slice(0, 20)}".`);
+  const read = (path: string) => deps.fs.readText(resolve(root, path));
+  const existing: Record<string, string | undefined> = {};
+  for (const path of ['config/safety-rules.yaml', 'config/sleep-cycle.yaml', 'MEMORY.md', '.sleep-cycle/.gitignore', 'logs/.gitignore']) existing[path] = await read(path);
+  const plan = buildInitPlan(existing, { policy, safetyRules: await readFile(bundledSafetyRulesPath(), 'utf8') });
+  for (const file of plan.filter((f) => f.action !== 'kept')) await deps.fs.writeAtomic(resolve(root, file.path), file.content);
+  const data = { files: plan.map(({ path, action }) => ({ path, action })), logs: policy, hook_snippet: HOOK_SNIPPET };
+  return printSuccess(deps, Boolean(options.json), data, () => renderInit(plan, policy));
+}
+
+export const HOOK_SNIPPET = `{
+  "hooks": {
+    "PreToolUse": [{ "matcher": "*", "hooks": [{ "type": "command", "command": "npx sleep-cycle hook claude-code" }] }],
+    "PostToolUse": [{ "matcher": "*", "hooks": [{ "type": "command", "command": "npx sleep-cycle hook claude-code" }] }],
+    "PostToolUseFailure": [{ "matcher": "*", "hooks": [{ "type": "command", "command": "npx sleep-cycle hook claude-code" }] }]
+  }
+}`;
+
+function renderInit(plan: InitFile[], policy: LogPolicy): string {
+  const out = plan.map((file) => `  ${file.action.padEnd(8)} ${file.path}`);
+  out.push('', `Telemetry in logs/ is ${policy === 'commit' ? 'committed (the nightly job reads it from git)' : 'ignored by git (local runs only)'}.`);
+  out.push('', 'Add this to .claude/settings.json so Claude Code records every tool call:', HOOK_SNIPPET, '');
+  out.push('Then, after a few sessions: npx sleep-cycle run --dry-run');
+  return `sleep-cycle init\n${out.join('\n')}\n`;
+}
+
+export const initCommandSpec = {
+  name: 'init',
+  description: 'prepare this repository: policy, settings, MEMORY.md section, state folder, logs policy; print the hook snippet',
+  options: [new Option('--logs <policy>', 'commit (default: the nightly job reads them) or ignore telemetry in git')],
+  action: (_args: string[], options: Record<string, unknown>, deps: CliDeps) => initCommand(options, deps),
+};

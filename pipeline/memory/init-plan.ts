@@ -1,0 +1,65 @@
+import { DERIVED_HEADING, parseMemory } from './memory-md.js';
+
+export type LogPolicy = 'commit' | 'ignore';
+
+export interface InitFile {
+  path: string;
+  /** created: did not exist; updated: a section was appended; kept: left exactly as it was. */
+  action: 'created' | 'updated' | 'kept';
+  content: string;
+}
+
+export const SETTINGS_TEMPLATE = `# sleep-cycle settings (optional; unknown keys are errors). Precedence: this file < SLEEP_CYCLE_*
+# environment variables < command-line flags. \`npx sleep-cycle config --print\` shows every setting.
+
+# A pattern becomes a rule once seen this many times inside the window.
+min_repeats: 3
+window_days: 7
+
+# A success is slow when it takes more than slow_factor x the tool's usual duration (and at least slow_min_ms).
+slow_factor: 2
+slow_min_ms: 1000
+
+# Rule writer: auto = Claude when ANTHROPIC_API_KEY is set, else the offline writer.
+synthesizer: auto
+max_llm_calls: 20
+
+# Send rules about some tools to skills/<name>.yaml instead of MEMORY.md, e.g.
+# routing:
+#   git_push: git
+routing: {}
+`;
+
+const STATE_IGNORE = `# Written by sleep-cycle while it runs; never committed.
+lock
+lock.stale-*
+*.tmp
+hook-pending.json
+hook-rejects.jsonl
+`;
+
+const LOGS_IGNORE = `# sleep-cycle: telemetry stays on this machine (init --logs ignore).
+*
+!.gitignore
+`;
+
+/** Pure: what `init` writes, given what exists. A file a user has is never overwritten. */
+export function buildInitPlan(existing: Record<string, string | undefined>, options: { policy: LogPolicy; safetyRules: string }): InitFile[] {
+  const keepOr = (path: string, content: string): InitFile =>
+    existing[path] === undefined ? { path, action: 'created', content } : { path, action: 'kept', content: existing[path]! };
+  const memory = existing['MEMORY.md'];
+  const memoryFile: InitFile =
+    memory === undefined
+      ? { path: 'MEMORY.md', action: 'created', content: `# Project memory\n\n${DERIVED_HEADING}\n` }
+      : parseMemory(memory).section
+        ? { path: 'MEMORY.md', action: 'kept', content: memory }
+        : { path: 'MEMORY.md', action: 'updated', content: `${memory}${memory.endsWith('\n') || memory === '' ? '' : '\n'}${memory === '' ? '' : '\n'}${DERIVED_HEADING}\n` };
+  const files = [
+    keepOr('config/safety-rules.yaml', options.safetyRules),
+    keepOr('config/sleep-cycle.yaml', SETTINGS_TEMPLATE),
+    memoryFile,
+    keepOr('.sleep-cycle/.gitignore', STATE_IGNORE),
+  ];
+  if (options.policy === 'ignore') files.push(keepOr('logs/.gitignore', LOGS_IGNORE));
+  return files;
+}
