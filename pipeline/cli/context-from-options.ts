@@ -64,7 +64,8 @@ export function buildRunContext(deps: CliDeps, root: string, settings: Settings,
 /** Claude writes the rules when a key is set (synthesizer auto or claude); offline stays the fallback. */
 function llmFor(settings: Settings, env: Record<string, string | undefined>): Pick<RunContext, 'llm'> {
   const apiKey = env.ANTHROPIC_API_KEY?.trim();
-  if (settings.synthesizer === 'offline' || !apiKey) return {};
+  // max_llm_calls 0 means no calls at all: the offline writer, rather than deferring every cluster forever.
+  if (settings.synthesizer === 'offline' || !apiKey || settings.max_llm_calls === 0) return {};
   const synthesizer = createClaudeSynthesizer({
     apiKey,
     baseURL: env.ANTHROPIC_BASE_URL?.trim() || undefined,

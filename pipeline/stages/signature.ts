@@ -2,6 +2,8 @@
  * The informative line of an error message, so a rule quotes "ModuleNotFoundError: No module named
  * 'x'" rather than a banner such as "=== test session starts ===" or "Traceback (most recent call last):".
  */
+import { redact } from '../synth/redact.js';
+
 const NOISE = [
   /^exit code \d+$/i,
   /^traceback \(most recent call last\):?$/i,
@@ -47,7 +49,8 @@ export function commonPrefix(signatures: string[]): string | null {
 }
 
 function normalize(line: string): string {
-  return maskHomePaths(line)
+  // Redact before cutting: a secret cut below its pattern's length would no longer be recognised.
+  return maskHomePaths(redact(line))
     .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<id>')
     .replace(/\b[0-9a-f]{12,}\b/gi, '<hex>')
     .replace(/\s+/g, ' ')

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RunContext } from '../context.js';
 import { SleepCycleError } from '../errors.js';
 import type { LlmCacheEntry, State } from '../memory/state.js';
+import { checkAnswer } from '../synth/answer.js';
 import { LlmOutputError, LlmUnavailableError, type LlmUsage } from '../synth/claude.js';
 import { draftFor, type DraftRule, type RuleTarget, type SynthesizeRequest } from '../synth/port.js';
 import { ruleId } from '../synth/rule-id.js';
@@ -43,7 +44,9 @@ export async function synthesize<I extends { promoted: PromotedCluster[]; state:
   const notices = [...input.notices];
   let llmUsable = Boolean(llm);
 
-  for (const cluster of input.promoted) {
+  // Oldest first: a cluster deferred past an earlier budget is drafted before tonight's newcomers.
+  const ordered = [...input.promoted].sort((a, b) => (a.first_seen < b.first_seen ? -1 : a.first_seen > b.first_seen ? 1 : a.id < b.id ? -1 : 1));
+  for (const cluster of ordered) {
     const request: SynthesizeRequest = {
       cluster,
       target: targetFor(cluster.tool_name, ctx.settings.routing),
@@ -53,9 +56,10 @@ export async function synthesize<I extends { promoted: PromotedCluster[]; state:
       drafts.push(await ctx.synthesizer.draft(request));
       continue;
     }
-    const key = cacheKey(cluster, llm.model, llm.promptVersion);
+    const key = cacheKey(cluster, llm.model, llm.promptVersion, `${targetKey(request.target)}|${ctx.settings.url_allowlist.join(',')}`);
     const cached = cache[key];
-    if (cached) {
+    // State is a file anyone with commit access can edit: a cached answer is checked like a fresh one.
+    if (cached && checkAnswer({ rule: cached.text, target: 'memory', rationale: 'cached', confidence: 1 }, cluster, { urlAllowlist: ctx.settings.url_allowlist }).ok) {
       stats.cache_hits += 1;
       drafts.push(fromCache(cached, request));
       continue;
@@ -98,12 +102,12 @@ export function targetKey(target: RuleTarget): string {
 }
 
 /** Same evidence, model and prompt: same answer. Counts are part of the evidence (the rule quotes them). */
-export function cacheKey(cluster: PromotedCluster, model: string, promptVersion: string): string {
+export function cacheKey(cluster: PromotedCluster, model: string, promptVersion: string, context = ''): string {
   const evidence = {
     id: cluster.id, count: cluster.count, distinct: cluster.distinct_inputs, sessions: cluster.sessions.length,
     signatures: cluster.signatures, samples: cluster.samples.map((s) => [s.file, s.offset, s.input_hash, s.message, s.duration_ms]),
   };
-  return createHash('sha256').update(JSON.stringify([evidence, model, promptVersion])).digest('hex').slice(0, 24);
+  return createHash('sha256').update(JSON.stringify([evidence, model, promptVersion, context])).digest('hex').slice(0, 24);
 }
 
 function fromCache(entry: LlmCacheEntry, request: SynthesizeRequest): DraftRule {
@@ -113,9 +117,15 @@ function fromCache(entry: LlmCacheEntry, request: SynthesizeRequest): DraftRule 
   });
 }
 
-/** How many rules this cluster had before: a burned or superseded rule's successor gets a new id. */
+/**
+ * How many rules this cluster had before: the successor of a rejected, burned or superseded rule (or
+ * of a draft rejected in review) gets a new id, so its history is its own.
+ */
 function generation(state: State, clusterId: string): number {
-  return Object.values(state.rules).filter((rule) => rule.cluster_id === clusterId && rule.state !== 'active').length;
+  const retired = Object.values(state.rules).filter((rule) => rule.cluster_id === clusterId && rule.state !== 'active').length;
+  const burn = state.burned[clusterId];
+  const rejectedDraft = burn?.rule_id && !state.rules[burn.rule_id] ? 1 : 0;
+  return retired + rejectedDraft;
 }
 
 function describeFailure(error: unknown, ctx: RunContext): { code: string; reason: string } {

@@ -59,7 +59,8 @@ export function fenceEvidence(cluster: PromotedCluster, nonce: string): string {
 function quoted(raw: string, nonce: string, max: number): string {
   const line = sanitize(raw);
   const safe = neutralise(line, nonce);
-  const kinds = new Set(scanInstructionLike(line).findings.map((finding) => finding.kind));
+  // Scan the raw text too: line starts ("## System prompt", "system:") vanish once lines are joined.
+  const kinds = new Set([...scanInstructionLike(raw).findings, ...scanInstructionLike(line).findings].map((finding) => finding.kind));
   if (safe !== line) kinds.add('fake_delimiter');
   if (kinds.size === 0) return JSON.stringify(truncate(safe, max));
   return `[flagged: ${[...kinds].join(', ')}] ${JSON.stringify(truncate(safe, FLAGGED_MAX))}`;
