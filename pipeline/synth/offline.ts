@@ -36,7 +36,8 @@ function failureRule(cluster: PromotedCluster, notes: string[]): string {
   const quote = quotable(signature, notes);
   const advice = failureAdvice(signature, category);
   const tool = safeName(cluster.tool_name);
-  const what = `${tool} failed ${cluster.count} times with ${category}${quote ? ` ('${quote}')` : ''}`;
+  // Double quotes delimit the quote and cannot occur inside it, so quoted text cannot close the quote early.
+  const what = `${tool} failed ${cluster.count} times with ${category}${quote ? ` ("${quote.replace(/"/g, "'")}")` : ''}`;
   return `${what}: ${advice}.`;
 }
 

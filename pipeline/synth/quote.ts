@@ -13,13 +13,18 @@ const FORBIDDEN = [
   /\b(?:ignor\w*|disregard|forget|override|bypass|instruct\w*|prompt\w*|rules?|memory|remember|llm|ai|assistant|model|agents? (?:must|should)|always|never|jailbreak)\b/i,
   /\b(?:run|execute|exec|sudo|chmod|curl|wget|eval|export|decode|follow)\b/i,
   /^(?:please|fix|use|try|do|make|add|set|install|enable|disable|note|important|dear)\b/i,
+  // Second person and imperative verbs anywhere: an error states a fact, it does not address the reader.
+  /\b(?:you|your|yours|paste|upload|send|post|share|approve|merge|delete|remove|wipe|erase|grant|skip|instead|then|should|must|need to|before retrying)\b/i,
   /\brule:r-|telemetry-/i,
   /[A-Za-z0-9+/=]{24,}/, // long encoded runs (base64 and the like)
 ];
 
+const MAX_WORDS = 14;
+
 export function safeQuote(text: string): string | null {
   const normal = text.normalize('NFKC').trim();
   if (normal.length === 0 || !PLAIN.test(normal) || !ERROR_WORD.test(normal)) return null;
+  if (normal.split(/\s+/).length > MAX_WORDS) return null;
   if (FORBIDDEN.some((pattern) => pattern.test(normal))) return null;
   return normal;
 }

@@ -103,7 +103,7 @@ describe('log lines are untrusted data', () => {
     );
     const dir = makeDir({ 'MEMORY.md': '# M\n', 'logs/telemetry.jsonl': telemetry, 'config/safety-rules.yaml': POLICY }, { git: true });
     const run = runCliProcess(dir, ['run', '--json']);
-    expect(run.json.data.proposals[0].text).toContain("('ENOENT: no such file or directory, open…')");
+    expect(run.json.data.proposals[0].text).toContain('("ENOENT: no such file or directory, open…")');
     for (const file of ['MEMORY.md', 'proposed_memory_updates.md', '.sleep-cycle/state.json']) {
       expect(read(dir, file), file).not.toContain('kesslerio');
     }

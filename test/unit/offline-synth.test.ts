@@ -16,7 +16,7 @@ const memory = { kind: 'memory' } as const;
 describe('offline synthesizer', () => {
   it('writes one specific rule from the tool, category, count and the common error text', () => {
     const draft = draftOffline({ cluster: cluster([{ text: "fatal: Unable to create '/repo/.git/index.lock': File exists.", count: 7 }]), target: memory, ruleId: 'r-abc123' });
-    expect(draft.text).toBe("git_push failed 7 times with git_error ('Unable to create '/repo/.git/index.lock': File exists.'): check for and clear a stale .git/index.lock (no other git process running) before retrying.");
+    expect(draft.text).toBe("git_push failed 7 times with git_error (\"Unable to create '/repo/.git/index.lock': File exists.\"): check for and clear a stale .git/index.lock (no other git process running) before retrying.");
     expect(draft.id).toBe('r-abc123');
     expect(draftOffline({ cluster: cluster([{ text: "fatal: Unable to create '/repo/.git/index.lock': File exists.", count: 7 }]), target: memory, ruleId: 'r-abc123' })).toEqual(draft);
   });
