@@ -98,7 +98,7 @@ function proposals(out: string[], input: ReportInput, meta: ReportMeta, quaranti
     const cluster = clusters.get(proposal.cluster_id);
     const verdict = reviewed.get(proposal.id)?.verdict;
     out.push(`### \`${proposal.id}\` → ${targetName(proposal.target, meta)} (${proposal.status})`, '');
-    out.push(`> ${escapeInline(proposal.text)}`, '');
+    out.push(`> ${withheldIfInstructionLike(proposal.text, 'rule text')}`, '');
     out.push(`- cluster: \`${proposal.cluster_id}\` — ${proposal.kind} of \`${escapeCode(proposal.tool_name)}\`${proposal.error_category ? ` / \`${escapeCode(proposal.error_category)}\`` : ''}`);
     if (cluster) {
       const carried = cluster.carried_over > 0 ? ` (${cluster.carried_over} carried over from earlier nights)` : '';
@@ -109,7 +109,7 @@ function proposals(out: string[], input: ReportInput, meta: ReportMeta, quaranti
       out.push(`- safety: **${verdict.verdict}** after ${verdict.evaluated.length} policy rules${fired ? `: ${fired}` : ''}`);
     }
     for (const reason of proposal.reasons.filter((r) => !verdict?.violations.some((v) => r.includes(v.ruleId)))) {
-      out.push(`- note: ${escapeInline(reason)}`);
+      out.push(`- note: ${withheldIfInstructionLike(reason, 'note')}`);
     }
     if (cluster) evidenceTable(out, cluster.samples);
     out.push('');
@@ -122,6 +122,13 @@ function evidenceTable(out: string[], samples: Evidence[]): void {
   for (const e of samples) {
     out.push(`| ${e.timestamp} | ${escapeCell(e.session_id ?? '–')} | \`${escapeCode(e.input_hash)}\` | ${escapeCell(e.file)}:${e.offset} | ${e.duration_ms} | ${evidenceMessage(e.message)} |`);
   }
+}
+
+/** Quarantined drafts and model notes are untrusted too: shown only when nothing instruction-like is in them. */
+function withheldIfInstructionLike(text: string, what: string): string {
+  const scan = scanInstructionLike(text);
+  if (!scan.flagged) return escapeInline(text);
+  return `_${what} withheld: instruction-like text (${[...new Set(scan.findings.map((f) => f.kind))].join(', ')}); see the state file_`;
 }
 
 /** A PR body may be read by another model: instruction-like evidence is named, not repeated. */

@@ -129,7 +129,7 @@ function toDraft(message: Anthropic.Message, request: SynthesizeRequest, options
     promptVersion: PROMPT_VERSION,
     notes: [
       `claude: confidence ${checked.confidence.toFixed(2)}, suggested target ${checked.target}`,
-      `claude rationale: ${JSON.stringify(noteText(checked.rationale))}`,
+      scanInstructionLike(checked.rationale).flagged ? 'claude rationale withheld: instruction-like text' : `claude rationale: ${JSON.stringify(noteText(checked.rationale))}`,
       ...flaggedNote(cluster),
     ],
   });

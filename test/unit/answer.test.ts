@@ -30,7 +30,7 @@ describe('checkAnswer', () => {
 
   it('collects every problem instead of stopping at the first', () => {
     expect(problemsOf({ rule: 'short', target: 'wiki', confidence: '0.9', extra: true })).toEqual([
-      'unexpected fields: "extra"',
+      '1 unexpected field',
       'rule is 5 characters long (expected 20 to 300)',
       'rule does not name the tool',
       'target must be "memory" or "skill"',

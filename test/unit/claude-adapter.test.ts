@@ -91,7 +91,7 @@ describe('claude synthesizer against a fake Messages API', () => {
     expect(error).toBeInstanceOf(LlmOutputError);
     const problems = (error as LlmOutputError).problems;
     expect(problems).toEqual(expect.arrayContaining([
-      'unexpected fields: "note"', 'rule is missing or not a string', 'target must be "memory" or "skill"',
+      '1 unexpected field', 'rule is missing or not a string', 'target must be "memory" or "skill"',
       'rationale is missing or not a string', 'confidence must be between 0 and 1',
     ]));
     expect((error as LlmOutputError).code).toBe('E_LLM_OUTPUT');
