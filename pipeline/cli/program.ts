@@ -6,7 +6,10 @@ import { printFailure } from './output.js';
 import { runCommand } from './run-command.js';
 import { statusCommand } from './status-command.js';
 import { explainCommand } from './explain-command.js';
+import { hookCommandSpec } from './hook-command.js';
+import { importCommandSpec } from './import-command.js';
 import { initCommandSpec } from './init-command.js';
+import { logCommandSpec } from './log-command.js';
 import { reviewCommand } from './review-command.js';
 
 type Action = (args: string[], options: Record<string, unknown>, deps: CliDeps) => Promise<number>;
@@ -65,6 +68,9 @@ export const COMMANDS: CommandSpec[] = [
     action: (args, options, deps) => reviewCommand(args[0], options, deps),
   },
   initCommandSpec,
+  logCommandSpec,
+  hookCommandSpec,
+  importCommandSpec,
   {
     name: 'explain <id>',
     description: 'show why a rule exists: cluster, counts, evidence, synthesizer, safety verdict, history (read-only)',
@@ -92,10 +98,16 @@ export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
       exitCode = await spec.action(args, received.at(-2) as Record<string, unknown>, deps);
     });
   }
+  const code = await parseAndRun(program, argv, deps, json, () => exitCode);
+  // Claude Code blocks the tool call when a hook exits 2: the hook never fails the agent, whatever went wrong.
+  return argv[0] === 'hook' ? 0 : code;
+}
+
+async function parseAndRun(program: Command, argv: string[], deps: CliDeps, json: boolean, result: () => number): Promise<number> {
   try {
     if (argv.length === 0) throw errors.usage('no command given: try `sleep-cycle run --dry-run` or `sleep-cycle --help`.');
     await program.parseAsync(argv, { from: 'user' });
-    return exitCode;
+    return result();
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.exitCode === 0) return 0;

@@ -35,6 +35,7 @@ lock
 lock.stale-*
 *.tmp
 hook-pending.json
+hook-pending.json.lock
 hook-rejects.jsonl
 `;
 

@@ -1,3 +1,5 @@
+import { CATEGORY_NAME, compileCategoryPatterns, type CategoryPatternSpec } from '../telemetry/classify.js';
+
 /** Every setting with its description, default and check. Keys are the YAML keys in config/sleep-cycle.yaml. */
 export interface Settings {
   min_repeats: number;
@@ -24,6 +26,7 @@ export interface Settings {
   llm_max_retries: number;
   url_allowlist: string[];
   reject_cooldown_days: number;
+  error_categories: CategoryPatternSpec[];
 }
 
 export type SettingKey = keyof Settings;
@@ -84,6 +87,34 @@ const hosts = (value: unknown) =>
     ? { ok: true as const, value: [...value] }
     : { ok: false as const, expected: 'a list of host names' };
 
+const MAX_PATTERN_CHARS = 500;
+/** `[{category, pattern}]`: every pattern must compile here, so a typo fails at load, not mid-hook. */
+const categoryPatterns = (value: unknown) => {
+  const expected = (problem: string) => ({
+    ok: false as const,
+    expected: `a list of {category, pattern} (category: lower_snake_case; pattern: a regular expression of at most ${MAX_PATTERN_CHARS} characters) — ${problem}`,
+  });
+  if (!Array.isArray(value)) return expected('found something that is not a list');
+  const specs: CategoryPatternSpec[] = [];
+  for (const [i, item] of value.entries()) {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) return expected(`item ${i + 1} is not a map`);
+    const { category, pattern, ...rest } = item as Record<string, unknown>;
+    const extra = Object.keys(rest);
+    if (extra.length > 0) return expected(`item ${i + 1} has unknown key "${extra[0]}"`);
+    if (typeof category !== 'string' || !CATEGORY_NAME.test(category) || category === 'none') {
+      return expected(`item ${i + 1} has category ${JSON.stringify(category)}`);
+    }
+    if (typeof pattern !== 'string' || pattern === '' || pattern.length > MAX_PATTERN_CHARS) return expected(`item ${i + 1} has no usable pattern`);
+    try {
+      compileCategoryPatterns([{ category, pattern }]);
+    } catch (error) {
+      return expected(`item ${i + 1}: ${(error as Error).message}`);
+    }
+    specs.push({ category, pattern });
+  }
+  return { ok: true as const, value: specs };
+};
+
 const asNumber = (text: string): unknown => (text.trim() === '' ? text : Number(text));
 const asList = (text: string): unknown => text.split(',').map((item) => item.trim()).filter(Boolean);
 
@@ -112,6 +143,12 @@ export const SETTINGS: Record<SettingKey, SettingSpec> = {
   llm_max_retries: { description: "Retries of a failed Claude request (the SDK's backoff), before falling back to offline.", default: 2, check: int(0, 10), fromEnv: asNumber },
   url_allowlist: { description: 'Hosts a Claude-written rule may link to; any other URL makes the answer invalid.', default: [], check: hosts, fromEnv: asList },
   reject_cooldown_days: { description: 'How long a pattern rejected in review is not proposed again, in days.', default: 90, check: num(0), fromEnv: asNumber },
+  error_categories: {
+    description:
+      'Extra error categories, tried in order before the built-in ones when telemetry is logged or imported: a list of {category, pattern}, the pattern a regular expression matched case-insensitively against the error text.',
+    default: [],
+    check: categoryPatterns,
+  },
 };
 
 export const SETTING_KEYS = Object.keys(SETTINGS) as SettingKey[];

@@ -3,12 +3,16 @@ import type { TelemetryEvent } from '../telemetry/event.js';
 import type { EventRef } from './cluster.js';
 
 /**
- * filter: which events matter. Failures are non-zero exits (except `benign` ones, such as a grep that
- * found nothing); slow successes take more than `slow_factor` times the tool's baseline.
+ * filter: which events matter. Failures are non-zero exits (except `benign` ones such as a grep that
+ * found nothing, and user interrupts or cancelled parallel calls); slow successes take more than
+ * `slow_factor` times the tool's baseline.
  */
 export function isFailure(event: TelemetryEvent): boolean {
-  return event.exit_code !== 0 && event.error_category !== 'benign';
+  return event.exit_code !== 0 && !NOT_FAILURES.has(event.error_category ?? '');
 }
+
+/** Non-zero exits that are not the agent's mistakes: a search that found nothing, a stop, a cancelled sibling. */
+const NOT_FAILURES = new Set(['benign', 'interrupted', 'cancelled']);
 
 export interface SlowCall {
   event: TelemetryEvent;

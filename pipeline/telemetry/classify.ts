@@ -16,24 +16,35 @@ export interface ClassifyInput {
   message: string;
 }
 
+/** pytest `=== 1 failed … ===` / `FAILED a.py::t`, jest/vitest `Tests: 1 failed`, go `--- FAIL:`, mocha `2 failing`. */
+const TEST_SUMMARY = /^=+ .*\b\d+ failed\b|^FAILED \S+::|^\s*Tests?:?\s+\d+ failed\b|^\s*Test Files\s+\d+ failed\b|^--- FAIL: |^\s*\d+ failing$/m;
+
 export const DEFAULT_CATEGORIES: readonly CategoryPattern[] = [
+  // A parallel call Claude Code cancelled because a sibling failed: not an independent failure.
+  { category: 'cancelled', pattern: /sibling tool call errored/i },
+  { category: 'interrupted', pattern: /\[Request interrupted by user|interrupted by (?:the )?user/i },
   { category: 'not_read_first', pattern: /has not been read yet|read it first before writing/i },
   { category: 'edit_mismatch', pattern: /string to replace not found|old_string.*not (?:found|unique)|found \d+ matches of the string to replace/i },
   { category: 'hook_denied', pattern: /hook (?:error|denied|blocked)|blocked by (?:a |the )?hook|PreToolUse:\w+ hook/i },
-  { category: 'permission_denied', pattern: /permission denied|EACCES|EPERM|operation not permitted|not allowed to|requires approval/i },
+  { category: 'permission_denied', pattern: /permission denied|\bEACCES\b|\bEPERM\b|operation not permitted|not allowed to|requires approval|tool use was rejected|doesn't want to proceed with this tool use/i },
   { category: 'too_large', pattern: /exceeds maximum allowed tokens|too large|too long|maximum (?:context|size)|file content \(\d+ tokens\)/i },
+  // A test runner's own summary outranks whatever the failing tests printed (timeouts, missing modules).
+  { category: 'test_failure', pattern: TEST_SUMMARY },
   { category: 'timeout', pattern: /timed? ?out|ETIMEDOUT|deadline exceeded|took too long/i },
-  { category: 'network_error', pattern: /ENOTFOUND|ECONNREFUSED|ECONNRESET|EAI_AGAIN|getaddrinfo|network (?:error|is unreachable)|fetch failed|could not resolve host/i },
+  // Case-sensitive: /ENOTFOUND/i would match "ModuleNotFoundError".
+  { category: 'network_error', pattern: /\b(?:ENOTFOUND|ECONNREFUSED|ECONNRESET|EAI_AGAIN|ENETUNREACH)\b|getaddrinfo|[Nn]etwork (?:error|is unreachable)|[Ff]etch failed|[Cc]ould not resolve host/ },
   { category: 'dependency_missing', pattern: /command not found|: not found$|not found(?:\n|$)|No module named|Cannot find module|ModuleNotFoundError|ERR_MODULE_NOT_FOUND/im },
   { category: 'syntax_error', pattern: /SyntaxError|syntax error|unexpected token|IndentationError|parse error/i },
   { category: 'test_failure', pattern: /\bFAIL(?:ED)?\b|AssertionError|assert(?:ion)? failed|\d+ failed|tests? failed/ },
   { category: 'git_error', pattern: /^fatal:|^error: (?:failed to push|pathspec|src refspec|Your local changes)|index\.lock|non-fast-forward|\[rejected\]|merge conflict|not a git repository/im },
   { category: 'validation_error', pattern: /InputValidationError|validation (?:error|failed)|invalid (?:input|parameter|argument|value)|is required|must be/i },
-  { category: 'not_found', pattern: /does not exist|no such file|ENOENT|not found|404\b|EISDIR/i },
+  { category: 'not_found', pattern: /does not exist|no such file|\bENOENT\b|not found|\bno [\w-]+ found\b|404\b|EISDIR/i },
   { category: 'api_error', pattern: /\b(?:4\d\d|5\d\d)\b.*(?:error|status)|API error|Error executing tool|rate limit|internal server error/i },
+  // An uncaught exception (Python traceback, `TypeError: …`) that no more specific pattern explained.
+  { category: 'runtime_error', pattern: /^Traceback \(most recent call last\)|^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?::|$)/m },
 ];
 
-const SEARCH_TOOLS = /^(?:grep|rg|egrep|fgrep|ag|find|diff|cmp|test|\[)$/;
+const SEARCH_TOOLS = /^(?:grep|rg|egrep|fgrep|zgrep|ag|ack|find|diff|cmp|test|\[)$/;
 
 /** A Bash command's first word (after env assignments and `sudo`), for the benign-exit check. */
 export function commandName(command: string): string {
@@ -44,12 +55,65 @@ export function commandName(command: string): string {
 }
 
 /**
+ * The simple commands of a shell line, split at unquoted `|`, `||`, `&&`, `;`, `&` and newlines.
+ * Quote-aware so `grep "a|b" f` stays one command, and `2>&1` is a redirection, not a separator. Not a
+ * shell parser (no subshells, no heredocs): it only has to find the search commands in a line.
+ */
+export function commandSegments(command: string): string[] {
+  const segments: string[] = [];
+  let current = '';
+  let quote: '"' | "'" | null = null;
+  for (let i = 0; i < command.length; i += 1) {
+    const ch = command[i]!;
+    if (quote === null && ch === '\\') {
+      current += ch + (command[i + 1] ?? '');
+      i += 1;
+    } else if (quote !== null) {
+      if (ch === quote) quote = null;
+      current += ch;
+    } else if (ch === '"' || ch === "'") {
+      quote = ch;
+      current += ch;
+    } else if ((ch === '|' || ch === '&' || ch === ';' || ch === '\n') && !isRedirection(command, i)) {
+      segments.push(current);
+      current = '';
+    } else {
+      current += ch;
+    }
+  }
+  segments.push(current);
+  return segments.map((segment) => segment.trim()).filter((segment) => segment !== '');
+}
+
+/** `2>&1`, `&>file`, `>|file`: redirections, not command separators. */
+function isRedirection(command: string, i: number): boolean {
+  const ch = command[i];
+  return (ch === '&' && (command[i - 1] === '>' || command[i + 1] === '>')) || (ch === '|' && command[i - 1] === '>');
+}
+
+/** `git grep` misses exit 1 like grep does. */
+function isSearch(segment: string): boolean {
+  const name = commandName(segment);
+  if (SEARCH_TOOLS.test(name)) return true;
+  return name === 'git' && /^\S+\s+grep\b/.test(segment.trim().replace(/^(?:\w+=\S*\s+|sudo\s+|env\s+)*/, ''));
+}
+
+/**
+ * Exit 1 with no output from a command line that runs a search (`grep`, `find … | grep`,
+ * `pip list | grep x`, `[ -f x ]`): the search found nothing, which is an answer, not a failure.
+ */
+export function isBenignExit(exitCode: number, output: string, command: string | undefined): boolean {
+  return exitCode === 1 && command !== undefined && output.trim() === '' && commandSegments(command).some(isSearch);
+}
+
+/**
  * The category of a failed call. `command` (for shell tools) lets a search that found nothing — exit 1
- * with no output — count as `benign` instead of a failure.
+ * with no output — count as `benign` instead of a failure. `extra` (from settings) is tried before
+ * the defaults, so a repository can name its own failures first.
  */
 export function classifyError(input: ClassifyInput, extra: readonly CategoryPattern[] = [], command?: string): string {
   if (input.exitCode === 0) return 'none';
-  if (input.exitCode === 1 && command && SEARCH_TOOLS.test(commandName(command)) && input.message.trim() === '') return 'benign';
+  if (isBenignExit(input.exitCode, input.message, command)) return 'benign';
   for (const { category, pattern } of [...extra, ...DEFAULT_CATEGORIES]) {
     if (pattern.test(input.message)) return category;
   }
@@ -60,4 +124,21 @@ export function classifyError(input: ClassifyInput, extra: readonly CategoryPatt
 export function splitExitCode(error: string): { exitCode: number | null; rest: string } {
   const match = /^Exit code (\d+)\s*\n?/.exec(error);
   return match ? { exitCode: Number(match[1]), rest: error.slice(match[0].length) } : { exitCode: null, rest: error };
+}
+
+/** A category as settings and events spell it: an identifier, never prose (see `failureCategory`). */
+export const CATEGORY_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** How settings' `error_categories` patterns are compiled: case-insensitive, `^`/`$` at line ends. */
+export const CATEGORY_PATTERN_FLAGS = 'im';
+
+export interface CategoryPatternSpec {
+  category: string;
+  /** A JavaScript regular expression source, without slashes or flags. */
+  pattern: string;
+}
+
+/** Compiles settings' `error_categories`; throws a SyntaxError for a bad pattern (settings check it at load). */
+export function compileCategoryPatterns(specs: readonly CategoryPatternSpec[]): CategoryPattern[] {
+  return specs.map(({ category, pattern }) => ({ category, pattern: new RegExp(pattern, CATEGORY_PATTERN_FLAGS) }));
 }

@@ -1,0 +1,102 @@
+import { resolve } from 'node:path';
+import type { Option } from 'commander';
+import { errors } from '../errors.js';
+import { readProcessStdin } from '../io/stdin.js';
+import { defaultSettings, type Settings } from '../settings/schema.js';
+import { parseClaudeCodeHook } from '../telemetry/claude-code-hook.js';
+import { compileCategoryPatterns } from '../telemetry/classify.js';
+import type { TelemetryEvent } from '../telemetry/event.js';
+import { appendHookReject, buildHookReject } from '../telemetry/hook-rejects.js';
+import { claimPending, recordPending } from '../telemetry/hook-pending.js';
+import { createTelemetryLogger } from '../telemetry/logger.js';
+import { loadSettings, type CliDeps } from './context-from-options.js';
+import { printFailure, printSuccess } from './output.js';
+
+/** The CLI's effects plus stdin, which only the hook reads. */
+export interface HookDeps extends CliDeps {
+  readStdin(): Promise<string>;
+}
+
+export interface HookOptions {
+  root?: string;
+  json?: boolean;
+}
+
+export type HookResult =
+  | { outcome: 'pending'; tool_use_id: string | null }
+  | { outcome: 'event'; event: TelemetryEvent; duration: 'paired' | 'unknown' }
+  | { outcome: 'rejected'; reason: string };
+
+export const HOOK_AGENTS = ['claude-code'] as const;
+export const PENDING_FILE = 'hook-pending.json';
+export const REJECTS_FILE = 'hook-rejects.jsonl';
+
+/**
+ * `sleep-cycle hook claude-code`: one payload on stdin → one telemetry event (or a pending entry).
+ * It never blocks the agent: every outcome exits 0 and prints nothing unless --json, because Claude
+ * Code reads a hook's stdout and exit code (exit 2 would block the tool call).
+ */
+export async function hookCommand(agent: string | undefined, options: HookOptions, deps: CliDeps & Partial<HookDeps>): Promise<number> {
+  const json = Boolean(options.json);
+  if (agent !== 'claude-code') {
+    // Exit 1, not the catalog's 2: Claude Code treats a hook's exit 2 as "block this tool call".
+    printFailure(deps, json, errors.usage(`unknown hook "${String(agent).slice(0, 40)}": expected one of ${HOOK_AGENTS.join(', ')}.`));
+    return 1;
+  }
+  const result = await handleClaudeCodeHook(options, { ...deps, readStdin: deps.readStdin ?? (() => readProcessStdin()) });
+  if (json) printSuccess(deps, true, result, () => '');
+  return 0;
+}
+
+/** Every failure becomes a line in the rejects file; this never throws. */
+export async function handleClaudeCodeHook(options: HookOptions, deps: HookDeps): Promise<HookResult> {
+  const arrival = deps.clock.now();
+  const root = resolve(deps.cwd, options.root ?? deps.env.CLAUDE_PROJECT_DIR ?? '.');
+  let settings: Settings = defaultSettings();
+  let text = '';
+  try {
+    text = await deps.readStdin();
+    settings = (await loadSettings(deps, root, {})).settings;
+    return await recordHook(text, arrival, root, settings, deps);
+  } catch (error) {
+    const reason = `${error instanceof Error ? error.message : String(error)}`;
+    return rejectPayload(root, settings, arrival, `could not record the payload: ${reason}`, text);
+  }
+}
+
+async function recordHook(text: string, arrival: Date, root: string, settings: Settings, deps: HookDeps): Promise<HookResult> {
+  const hook = parseClaudeCodeHook(text, compileCategoryPatterns(settings.error_categories));
+  const pendingPath = resolve(root, settings.state_dir, PENDING_FILE);
+  switch (hook.kind) {
+    case 'reject':
+      return rejectPayload(root, settings, arrival, hook.reason, text);
+    case 'pre':
+      if (hook.toolUseId !== undefined) await recordPending(deps.fs, pendingPath, hook.toolUseId, arrival.getTime());
+      return { outcome: 'pending', tool_use_id: hook.toolUseId ?? null };
+    case 'post': {
+      const started = hook.toolUseId === undefined ? undefined : await claimPending(deps.fs, pendingPath, hook.toolUseId, arrival.getTime());
+      const logger = createTelemetryLogger({ path: resolve(root, settings.logs[0]!), now: () => arrival });
+      const durationMs = started === undefined ? 0 : Math.max(0, arrival.getTime() - started);
+      const event = await logger.log({ ...hook.call, durationMs });
+      return { outcome: 'event', event, duration: started === undefined ? 'unknown' : 'paired' };
+    }
+  }
+}
+
+async function rejectPayload(root: string, settings: Settings, now: Date, reason: string, text: string): Promise<HookResult> {
+  const reject = buildHookReject(now, reason, text);
+  try {
+    await appendHookReject(resolve(root, settings.state_dir, REJECTS_FILE), reject);
+  } catch {
+    // Nowhere left to report to (read-only checkout?): dropping the payload beats blocking the agent.
+  }
+  return { outcome: 'rejected', reason: reject.reason };
+}
+
+/** The row for program.ts's COMMANDS table. */
+export const hookCommandSpec = {
+  name: 'hook <agent>',
+  description: 'record one agent hook payload from stdin as telemetry (agent: claude-code); always exits 0, prints nothing',
+  options: [] as Option[],
+  action: (args: string[], options: Record<string, unknown>, deps: CliDeps): Promise<number> => hookCommand(args[0], options as HookOptions, deps),
+};

@@ -1,0 +1,106 @@
+import type { FsPort } from '../io/fs.js';
+
+/**
+ * The hook's pending table: `tool_use_id → arrival time (epoch ms)` of PreToolUse payloads, so the
+ * PostToolUse(/Failure) of the same call gets a duration. Claude Code sends neither a duration nor a
+ * timestamp. Bounded: entries older than an hour (a call whose Post never came) are dropped and at
+ * most 1,000 of the newest are kept. Written atomically through the fs port, under a short lock file
+ * because parallel tool calls fire their hooks at the same moment.
+ */
+export type PendingTable = Map<string, number>;
+
+export const PENDING_MAX_AGE_MS = 60 * 60 * 1000;
+export const PENDING_MAX_ENTRIES = 1000;
+
+/** Tolerant: a missing, torn or foreign file is an empty table (the worst case is a duration of 0). */
+export function parsePending(text: string | undefined): PendingTable {
+  const table: PendingTable = new Map();
+  if (text === undefined) return table;
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return table;
+  }
+  const pending = (data as { pending?: unknown } | null)?.pending;
+  if (typeof pending !== 'object' || pending === null || Array.isArray(pending)) return table;
+  for (const [id, at] of Object.entries(pending)) {
+    if (typeof at === 'number' && Number.isFinite(at)) table.set(id, at);
+  }
+  return table;
+}
+
+/** Drops entries older than the max age (or from the future), then keeps the newest `maxEntries`. */
+export function prunePending(table: PendingTable, nowMs: number, maxEntries = PENDING_MAX_ENTRIES): PendingTable {
+  const fresh = [...table].filter(([, at]) => nowMs - at <= PENDING_MAX_AGE_MS && at - nowMs <= PENDING_MAX_AGE_MS);
+  fresh.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  return new Map(fresh.slice(0, maxEntries));
+}
+
+export function renderPending(table: PendingTable): string {
+  const sorted = [...table].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `${JSON.stringify({ version: 1, pending: Object.fromEntries(sorted) })}\n`;
+}
+
+/** Stores a PreToolUse arrival. */
+export async function recordPending(fs: FsPort, path: string, toolUseId: string, nowMs: number): Promise<void> {
+  await withPendingLock(fs, path, nowMs, async () => {
+    const table = prunePending(parsePending(await fs.readText(path)), nowMs);
+    table.set(toolUseId, nowMs);
+    await fs.writeAtomic(path, renderPending(prunePending(table, nowMs)));
+  });
+}
+
+/** Removes and returns a call's PreToolUse arrival time; undefined when it was never seen (or expired). */
+export async function claimPending(fs: FsPort, path: string, toolUseId: string, nowMs: number): Promise<number | undefined> {
+  return withPendingLock(fs, path, nowMs, async () => {
+    const text = await fs.readText(path);
+    if (text === undefined) return undefined;
+    const table = prunePending(parsePending(text), nowMs);
+    const at = table.get(toolUseId);
+    if (at === undefined) return undefined;
+    table.delete(toolUseId);
+    await fs.writeAtomic(path, renderPending(table));
+    return at;
+  });
+}
+
+/** Parallel tool calls fire their hooks at once; without a lock, read-modify-write loses entries. */
+const LOCK_ATTEMPTS = 60;
+const LOCK_RETRY_MS = 5;
+/** A lock older than this was left by a killed hook (each holds it for a few milliseconds). */
+const LOCK_STALE_MS = 2000;
+
+/**
+ * Runs `fn` holding `<path>.lock` (created exclusively). Bounded: after ~0.3 s of waiting it runs
+ * anyway, because a lost duration is cheaper than a stalled agent.
+ */
+async function withPendingLock<T>(fs: FsPort, path: string, nowMs: number, fn: () => Promise<T>): Promise<T> {
+  const lock = `${path}.lock`;
+  let held = false;
+  let torn = 0;
+  for (let attempt = 0; attempt < LOCK_ATTEMPTS && !held; attempt += 1) {
+    held = await fs.createExclusive(lock, `${JSON.stringify({ pid: process.pid, at: nowMs })}\n`);
+    if (held) break;
+    const state = lockState(await fs.readText(lock), nowMs);
+    torn = state === 'torn' ? torn + 1 : 0;
+    // Torn for several retries in a row: its holder died between creating and writing it.
+    if (state === 'stale' || torn >= 3) await fs.remove(lock);
+    await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS + Math.floor(Math.random() * LOCK_RETRY_MS)));
+  }
+  try {
+    return await fn();
+  } finally {
+    if (held) await fs.remove(lock);
+  }
+}
+
+function lockState(text: string | undefined, nowMs: number): 'live' | 'stale' | 'torn' {
+  if (text === undefined) return 'live';
+  try {
+    const at = (JSON.parse(text) as { at?: unknown }).at;
+    return typeof at === 'number' && nowMs - at <= LOCK_STALE_MS ? 'live' : 'stale';
+  } catch {
+    return 'torn';
+  }
+}
