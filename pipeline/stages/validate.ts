@@ -32,7 +32,7 @@ export async function validate<I extends { drafts: DraftRule[]; policy: SafetyPo
   const reviewed: ReviewedDraft[] = [];
   for (const draft of input.drafts) {
     const verdict = await evaluateDraft(draft, input.policy);
-    const suspicious = suspiciousReasons(draft.text, clusters.get(draft.clusterId));
+    const suspicious = suspiciousReasons(draft.text, clusters.get(draft.clusterId), draft.synthesizer.startsWith('claude'));
     reviewed.push({
       draft,
       verdict,

@@ -62,6 +62,7 @@ function ruleProblems(value: unknown, toolName: string, allowlist: string[]): st
   if (redact(rule) !== rule) problems.push('rule contains a secret-shaped value');
   problems.push(...urlProblems(rule, allowlist));
   problems.push(...disguiseProblems(rule));
+  problems.push(...bareHostProblems(rule, allowlist));
   if (!mentionsTool(rule, toolName)) problems.push('rule does not name the tool');
   return problems;
 }
@@ -76,7 +77,12 @@ const DISGUISES: [RegExp, string][] = [
   [/\b(?:instructions?|prompts?|jailbreak|approve every|long-term memory)\b/i, 'talk about instructions, prompts or memory'],
   [/\$\{?[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b/, 'a reference to a secret environment variable'],
   [/[\w.+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+/i, 'an e-mail address'],
+  // Files outside the repository (home, system folders): a rule about a repo's tool failures has no business there.
+  [/(?:^|[\s'"`(=])(?:~\/|\$\{?HOME\b|\/(?:home|root|etc|srv|var|usr|opt|mnt|dev|proc|sys|Users|private)\/)/, 'a path outside the repository'],
 ];
+
+/** Bare host names (paste.example, evil.io): links need url_allowlist, and so do hosts without a scheme. */
+const BARE_HOST = /\b(?:[a-z0-9-]+\.)+(?:com|net|org|io|dev|app|xyz|ru|cn|co|me|info|biz|example|site|online|cloud|ai|gg|tk)\b/gi;
 
 /**
  * A rule is plain English for an agent. Non-ASCII letters (homoglyphs, other scripts), combining marks,
@@ -93,6 +99,14 @@ function disguiseProblems(rule: string): string[] {
   for (const [pattern, what] of DISGUISES) if (pattern.test(rule)) problems.push(`rule contains ${what}`);
   if (redact(rule) === rule && hasEncodedRun(rule)) problems.push('rule contains a long encoded run (base64 or similar)');
   return problems;
+}
+
+function bareHostProblems(rule: string, allowlist: string[]): string[] {
+  const withoutLinks = rule.replace(LINK, ' ');
+  const hosts = (withoutLinks.match(BARE_HOST) ?? []).map((host) => host.toLowerCase());
+  const allowed = allowlist.map((host) => host.toLowerCase());
+  const foreign = hosts.filter((host) => !allowed.some((ok) => host === ok || host.endsWith(`.${ok}`)));
+  return foreign.length > 0 ? [`rule names ${foreign.length === 1 ? 'a host' : `${foreign.length} hosts`} not in url_allowlist`] : [];
 }
 
 /** 24+ characters of base64 alphabet mixing upper case, lower case and digits: encoded data, not words. */
