@@ -62,7 +62,8 @@ export const COMMANDS: CommandSpec[] = [
     options: [
       new Option('--accept', 'write this quarantined draft into memory'),
       new Option('--reject', 'burn this pattern: not proposed again for reject_cooldown_days'),
-      new Option('--force', 'with --accept: accept a draft the safety policy blocked (audited)'),
+      new Option('--force', 'with --accept: accept a draft the safety checks stopped (audited)'),
+      new Option('--sha <prefix>', 'with --accept: only if the draft text still has this sha (as listed by review)'),
       new Option('--reason <text>', 'with --reject: why, kept in the lifecycle audit'),
     ],
     action: (args, options, deps) => reviewCommand(args[0], options, deps),

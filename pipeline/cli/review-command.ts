@@ -13,6 +13,7 @@ export interface ReviewOptions {
   accept?: boolean;
   reject?: boolean;
   force?: boolean;
+  sha?: string;
   reason?: string;
 }
 
@@ -38,13 +39,16 @@ export async function reviewCommand(id: string | undefined, options: ReviewOptio
 
 function toAction(id: string, options: ReviewOptions): ReviewAction {
   if (options.accept === options.reject) throw errors.usage('review <id> needs exactly one of --accept or --reject.');
-  if (options.accept) return { kind: 'accept', id, force: Boolean(options.force) };
+  if (options.accept) return { kind: 'accept', id, force: Boolean(options.force), ...(options.sha ? { sha: options.sha } : {}) };
   return { kind: 'reject', id, reason: (options.reason ?? 'no reason given').replace(/\s+/g, ' ').slice(0, 200) };
 }
 
 function renderList(items: ReturnType<typeof listReviewItems>): string {
   const out = [`quarantined drafts: ${items.quarantined.length}`];
-  for (const q of items.quarantined) out.push(`  ${q.id} ${q.tool_name}${q.error_category ? `/${q.error_category}` : ''} → ${q.target}: ${q.text}`, ...q.reasons.map((r) => `      ${r}`));
+  for (const q of items.quarantined) {
+    out.push(`  ${q.id} (sha ${q.text_sha.slice(0, 8)}) ${q.tool_name}${q.error_category ? `/${q.error_category}` : ''} → ${q.target}: ${q.text}`, ...q.reasons.map((r) => `      ${r}`));
+    out.push(`      accept this exact text: sleep-cycle review ${q.id} --accept --force --sha ${q.text_sha.slice(0, 8)}`);
+  }
   out.push(`pending clusters: ${items.pending.length}`);
   for (const p of items.pending) out.push(`  ${p.id} ${p.kind} ${p.tool_name}${p.error_category ? `/${p.error_category}` : ''}: ${p.count} in window, last ${p.last_seen}`);
   return `${out.join('\n')}\n`;

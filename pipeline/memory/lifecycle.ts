@@ -11,6 +11,8 @@ export interface LifecycleEvent {
   run: string;
   /** Set when a human overrode a safety block (`review --accept --force`). */
   forced?: boolean;
+  /** For quarantines and accepts: which text (its sha), since a draft id can carry new text later. */
+  text_sha?: string;
 }
 
 export function renderEvents(events: LifecycleEvent[]): string {

@@ -4,7 +4,7 @@ import { appendEvents, type LifecycleEvent } from './lifecycle.js';
 import { renderState, type LedgerEntry, type State } from './state.js';
 import { textSha } from '../synth/rule-id.js';
 
-export type ReviewAction = { kind: 'accept'; id: string; force: boolean } | { kind: 'reject'; id: string; reason: string };
+export type ReviewAction = { kind: 'accept'; id: string; force: boolean; sha?: string } | { kind: 'reject'; id: string; reason: string };
 
 export interface ReviewInput {
   state: State;
@@ -29,7 +29,7 @@ export interface ReviewPlan {
 export function listReviewItems(state: State) {
   return {
     quarantined: Object.values(state.quarantine).map(({ id, cluster_id, tool_name, error_category, text, target, reasons, safety_blocked, at }) => ({
-      id, cluster_id, tool_name, error_category, text, target, reasons, safety_blocked, at,
+      id, cluster_id, tool_name, error_category, text, text_sha: textSha(text), target, reasons, safety_blocked, at,
     })),
     pending: Object.values(state.pending).map((p) => ({
       id: p.id, kind: p.kind, tool_name: p.tool_name, error_category: p.error_category,
@@ -52,6 +52,9 @@ export function buildReviewPlan(input: ReviewInput, action: ReviewAction, option
   const pending = state.pending[action.id];
   if (action.kind === 'accept') {
     if (!quarantined) throw unknownId(action.id, Object.keys(state.quarantine), 'quarantined draft');
+    if (action.sha && !textSha(quarantined.text).startsWith(action.sha)) {
+      throw errors.usage(`${action.id} now holds different text (sha ${textSha(quarantined.text).slice(0, 8)}, not ${action.sha.slice(0, 16)}): list it again with \`sleep-cycle review\` and read it before accepting.`);
+    }
     if (quarantined.safety_blocked && !action.force) {
       throw errors.usage(`${action.id} was blocked by the safety policy (${quarantined.reasons.join('; ')}). Accepting it anyway needs --force, and is recorded in the lifecycle audit.`);
     }
@@ -65,8 +68,8 @@ export function buildReviewPlan(input: ReviewInput, action: ReviewAction, option
     delete state.quarantine[action.id];
     changes.push(...buildTargetChanges(input, new Map([[entry.target, [{ id: entry.id, text: entry.text, cluster: entry.cluster_id }]]]), options.settings));
     const forced = quarantined.safety_blocked;
-    events = [event(entry.id, 'quarantined', 'active', forced ? `accepted in review despite: ${quarantined.reasons.join('; ')}` : 'accepted in review', forced)];
-    summary = `accepted ${entry.id} into ${entry.target}${forced ? ' (forced past the safety policy; audited)' : ''}`;
+    events = [{ ...event(entry.id, 'quarantined', 'active', forced ? `accepted in review despite: ${quarantined.reasons.join('; ')}` : 'accepted in review', forced), text_sha: textSha(entry.text) }];
+    summary = `accepted ${entry.id} into ${entry.target}${forced ? ' (forced past the safety checks; audited)' : ''}: "${entry.text}"`;
   } else {
     if (!quarantined && !pending) throw unknownId(action.id, [...Object.keys(state.quarantine), ...Object.keys(state.pending)], 'quarantined draft or pending cluster');
     const clusterId = quarantined ? quarantined.cluster_id : action.id;

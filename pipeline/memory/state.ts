@@ -75,8 +75,10 @@ export interface QuarantineEntry {
   text: string;
   target: string;
   reasons: string[];
-  /** True when a safety-policy rule blocked it (accepting it then needs --force). */
+  /** True when the safety checks stopped it (policy or suspicious input): accepting it needs --force. */
   safety_blocked: boolean;
+  /** SHA of `text`: `review --accept --sha` confirms the text the reviewer read is the text written. */
+  text_sha?: string;
   at: string;
   /** The evidence and verdict, so `review --accept` and `explain` can show why. */
   provenance?: LedgerEntry['provenance'];

@@ -92,10 +92,12 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
     let status: ProposalStatus;
     if (!item.accepted) {
       status = 'quarantined';
-      if (!quarantine[draft.id]) events.push(event(draft.id, 'none', 'quarantined', item.reasons.join('; ')));
+      // A draft id can be quarantined again with new text (the cluster recurred): each text is logged.
+      if (quarantine[draft.id]?.text !== text) events.push({ ...event(draft.id, 'none', 'quarantined', item.reasons.join('; ')), text_sha: textSha(text) });
       quarantine[draft.id] = {
         id: draft.id, cluster_id: draft.clusterId, kind: draft.kind, tool_name: draft.toolName, error_category: draft.errorCategory, text, target,
-        reasons: item.reasons, safety_blocked: item.verdict.verdict === 'block', at: now,
+        // Suspicious drafts are the injection cases: accepting them needs --force as much as a policy block.
+        reasons: item.reasons, safety_blocked: true, text_sha: textSha(text), at: now,
         provenance: ledgerEntry(item, text, target, cluster, now).provenance,
       };
     } else if (rules[draft.id]?.state === 'active') {
@@ -132,8 +134,9 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
   };
   const changes = buildTargetChanges(input, additions, options.settings);
   // After a crash between the audit and the state write, the same transitions come again: log them once.
-  const logged = new Set(parseEvents(input.lifecycleText).map((e) => `${e.rule}\u0000${e.from}\u0000${e.to}`));
-  const fresh = events.filter((e) => !logged.has(`${e.rule}\u0000${e.from}\u0000${e.to}`));
+  const key = (e: LifecycleEvent) => `${e.rule}\u0000${e.from}\u0000${e.to}\u0000${e.text_sha ?? ''}`;
+  const logged = new Set(parseEvents(input.lifecycleText).map(key));
+  const fresh = events.filter((e) => !logged.has(key(e)));
   if (fresh.length > 0) {
     changes.push({ path: `${options.settings.state_dir}/lifecycle.jsonl`, role: 'audit', content: appendEvents(input.lifecycleText, fresh) });
   }

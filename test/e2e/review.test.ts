@@ -22,7 +22,10 @@ describe('review and explain', () => {
     expect(refused.json.error.message).toContain('--force');
     expect(read(dir, 'MEMORY.md')).toBe(MEMORY);
 
-    const forced = await cli(dir, ['review', id, '--accept', '--force']);
+    const stale = await cli(dir, ['review', id, '--accept', '--force', '--sha', '00000000']);
+    expect(stale.code).toBe(2);
+    expect(stale.json.error.message).toContain('now holds different text');
+    const forced = await cli(dir, ['review', id, '--accept', '--force', '--sha', list.json.data.quarantined[0].text_sha.slice(0, 8)]);
     expect(forced.code).toBe(0);
     expect(read(dir, 'MEMORY.md')).toContain(`<!-- rule:${id} -->`);
     const explain = await cli(dir, ['explain', id]);
