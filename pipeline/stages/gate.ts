@@ -44,7 +44,7 @@ export async function gate<I extends { state: State; clusters: Cluster[]; notice
   const rereadFrom = ctx.options.since ? new Date(ctx.options.since).toISOString().slice(0, 10) : undefined;
   const result = computeGate(input.clusters, input.state, ctx.settings, ctx.now, { reference, ...(rereadFrom ? { rereadFrom } : {}) });
   const notices = result.expired > 0
-    ? [...input.notices, `${result.expired} events are more than ${ctx.settings.window_days} days older than the newest one and no longer count toward a rule.`]
+    ? [...input.notices, `${result.expired} events are more than ${ctx.settings.window_days} days older than the newest one and no longer count toward a rule (for a backfill of older history, raise window_days, e.g. SLEEP_CYCLE_WINDOW_DAYS=365).`]
     : input.notices;
   return { ...input, ...result, notices };
 }
