@@ -16,13 +16,15 @@ export async function statusCommand(options: StatusOptions, deps: CliDeps): Prom
   const statePath = repoPaths(root, settings).state;
   const state = parseState(await deps.fs.readText(statePath), relative(root, statePath));
   const rules = Object.values(state.rules);
+  // The window as the next run will see it with nothing new: ending now.
+  const windowStart = new Date(deps.clock.now().getTime() - settings.window_days * 86_400_000).toISOString().slice(0, 10);
   const count = (predicate: (r: (typeof rules)[number]) => boolean) => rules.filter(predicate).length;
   const data = {
     last_sleep: state.last_sleep,
     cursors: Object.values(state.cursors).map(({ path, offset, last_timestamp }) => ({ path, offset, last_timestamp })),
     pending: Object.values(state.pending).map((p) => ({
       id: p.id, kind: p.kind, tool_name: p.tool_name, error_category: p.error_category,
-      count: Object.values(p.days).reduce((sum, n) => sum + n, 0), last_seen: p.last_seen,
+      count: Object.entries(p.days).filter(([day]) => day >= windowStart).reduce((sum, [, n]) => sum + n, 0), last_seen: p.last_seen,
     })),
     rules: { total: rules.length, active: count((r) => r.state === 'active'), rejected: count((r) => r.state === 'rejected'), pinned: count((r) => r.pinned) },
     quarantined: Object.keys(state.quarantine).length,
