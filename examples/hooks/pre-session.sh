@@ -2,7 +2,8 @@
 # Before a session: refresh proposed_memory_updates.md with a fast, offline dry run and print one line.
 # It never applies rules and never puts rule text into the agent's context, and it never fails the
 # session: whatever sleep-cycle does, this exits 0.
-out=$(npx --no-install sleep-cycle run --dry-run --offline --json 2>/dev/null) || true
+# The preview goes to an ignored file, so a session start never leaves the tracked report modified.
+out=$(SLEEP_CYCLE_REPORT_FILE=.sleep-cycle/preview.md npx --no-install sleep-cycle run --dry-run --offline --json 2>/dev/null) || true
 printf '%s' "$out" | node -e '
 let text = "";
 process.stdin.on("data", (d) => (text += d)).on("end", () => {

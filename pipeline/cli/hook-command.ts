@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Option } from 'commander';
 import { errors } from '../errors.js';
 import { readProcessStdin } from '../io/stdin.js';
@@ -48,15 +48,31 @@ export async function hookCommand(agent: string | undefined, options: HookOption
   return 0;
 }
 
+/** The project a hook runs in: the nearest folder up from cwd holding .sleep-cycle/ or .git, else cwd. */
+async function projectRoot(deps: HookDeps): Promise<string> {
+  let dir = resolve(deps.cwd);
+  for (;;) {
+    if ((await deps.fs.identify(resolve(dir, '.sleep-cycle'))) || (await deps.fs.identify(resolve(dir, '.git')))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return resolve(deps.cwd);
+    dir = parent;
+  }
+}
+
 /** Every failure becomes a line in the rejects file; this never throws. */
 export async function handleClaudeCodeHook(options: HookOptions, deps: HookDeps): Promise<HookResult> {
   const arrival = deps.clock.now();
-  const root = resolve(deps.cwd, options.root ?? deps.env.CLAUDE_PROJECT_DIR ?? '.');
+  const root = options.root ?? deps.env.CLAUDE_PROJECT_DIR ? resolve(deps.cwd, options.root ?? deps.env.CLAUDE_PROJECT_DIR!) : await projectRoot(deps);
   let settings: Settings = defaultSettings();
   let text = '';
   try {
     text = await deps.readStdin();
-    settings = (await loadSettings(deps, root, {})).settings;
+    try {
+      settings = (await loadSettings(deps, root, {})).settings;
+    } catch (error) {
+      // A broken config must not cost the agent its telemetry: record with defaults, note why once per call.
+      await rejectPayload(root, settings, arrival, `config/sleep-cycle.yaml is invalid, defaults used: ${error instanceof Error ? error.message : String(error)}`, '');
+    }
     return await recordHook(text, arrival, root, settings, deps);
   } catch (error) {
     const reason = `${error instanceof Error ? error.message : String(error)}`;

@@ -37,7 +37,9 @@ export const HOOK_SNIPPET = `{
 
 function renderInit(plan: InitFile[], policy: LogPolicy): string {
   const out = plan.map((file) => `  ${file.action.padEnd(8)} ${file.path}`);
-  out.push('', `Telemetry in logs/ is ${policy === 'commit' ? 'committed (the nightly job reads it from git)' : 'ignored by git (local runs only)'}.`);
+  const ignored = plan.some((file) => file.path === 'logs/.gitignore');
+  out.push('', `Telemetry in logs/ is ${ignored || policy === 'ignore' ? 'ignored by git (local runs only; logs/.gitignore)' : 'committed (the nightly job reads it from git)'}.`);
+  out.push('Commit these files, so the first run starts from them: git add config MEMORY.md .sleep-cycle && git commit -m "sleep-cycle init"');
   out.push('', 'Add this to .claude/settings.json so Claude Code records every tool call:', HOOK_SNIPPET, '');
   out.push('Then, after a few sessions: npx sleep-cycle run --dry-run');
   return `sleep-cycle init\n${out.join('\n')}\n`;

@@ -45,6 +45,8 @@ export interface GitPort {
   commitFiles(root: string, files: FileToCommit[], message: string, options?: CommitOptions): Promise<CommitResult>;
   /** Pushes a branch, replacing the remote copy only if it is still at `expected` (lease). */
   pushBranch(root: string, remote: string, branch: string, expected: string | null): Promise<void>;
+  /** Commits in `tip` but not in HEAD whose subject does not start with `prefix`, as "sha subject". */
+  foreignCommits(root: string, tip: string, prefix: string): Promise<string[]>;
   /** Fetches a remote branch into the local branch of the same name; its commit, or null when the remote has none. */
   fetchBranch(root: string, remote: string, branch: string): Promise<string | null>;
 }
@@ -90,8 +92,14 @@ export const simpleGitPort: GitPort = {
     try {
       await simpleGit({ baseDir: root }).raw(['push', '--quiet', lease, remote, `refs/heads/${branch}:refs/heads/${branch}`]);
     } catch (error) {
-      throw errors.git(`push of ${branch} to ${remote}`, error);
+      const reason = error instanceof Error ? error.message : String(error);
+      const hint = /stale info|rejected/i.test(reason) ? ' Someone pushed to the branch while this run worked; run again to rebuild it on their change.' : '';
+      throw errors.git(`push of ${branch} to ${remote}`, `${reason}.${hint}`);
     }
+  },
+  async foreignCommits(root, tip, prefix) {
+    const log = (await optional(simpleGit({ baseDir: root }).raw(['log', '--format=%h %s', `HEAD..${tip}`]))) ?? '';
+    return log.split('\n').filter((line) => line.trim() !== '' && !line.slice(line.indexOf(' ') + 1).startsWith(prefix));
   },
   async fetchBranch(root, remote, branch) {
     const git = simpleGit({ baseDir: root });

@@ -37,12 +37,22 @@ lock.stale-*
 hook-pending.json
 hook-pending.json.lock
 hook-rejects.jsonl
+imported.json
+preview.md
 `;
 
 const LOGS_IGNORE = `# sleep-cycle: telemetry stays on this machine (init --logs ignore).
 *
 !.gitignore
 `;
+
+/** Appends the section with the file's own line ending (CRLF stays CRLF). */
+function appendSection(memory: string): string {
+  const eol = memory.includes('\r\n') ? '\r\n' : '\n';
+  if (memory === '') return `${DERIVED_HEADING}${eol}`;
+  const ended = memory.endsWith('\n') ? memory : `${memory}${eol}`;
+  return `${ended}${eol}${DERIVED_HEADING}${eol}`;
+}
 
 /** Pure: what `init` writes, given what exists. A file a user has is never overwritten. */
 export function buildInitPlan(existing: Record<string, string | undefined>, options: { policy: LogPolicy; safetyRules: string }): InitFile[] {
@@ -54,13 +64,13 @@ export function buildInitPlan(existing: Record<string, string | undefined>, opti
       ? { path: 'MEMORY.md', action: 'created', content: `# Project memory\n\n${DERIVED_HEADING}\n` }
       : parseMemory(memory).section
         ? { path: 'MEMORY.md', action: 'kept', content: memory }
-        : { path: 'MEMORY.md', action: 'updated', content: `${memory}${memory.endsWith('\n') || memory === '' ? '' : '\n'}${memory === '' ? '' : '\n'}${DERIVED_HEADING}\n` };
+        : { path: 'MEMORY.md', action: 'updated', content: appendSection(memory) };
   const files = [
     keepOr('config/safety-rules.yaml', options.safetyRules),
     keepOr('config/sleep-cycle.yaml', SETTINGS_TEMPLATE),
     memoryFile,
     keepOr('.sleep-cycle/.gitignore', STATE_IGNORE),
   ];
-  if (options.policy === 'ignore') files.push(keepOr('logs/.gitignore', LOGS_IGNORE));
+  if (options.policy === 'ignore' || existing['logs/.gitignore'] !== undefined) files.push(keepOr('logs/.gitignore', LOGS_IGNORE));
   return files;
 }

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { RunContext } from '../context.js';
+import { errors } from '../errors.js';
 import type { FileToCommit, RepoInfo } from '../io/git.js';
 import { addRules, parseMemory } from '../memory/memory-md.js';
 import { addSkillRules, parseSkillRules } from '../memory/skills-yaml.js';
@@ -41,6 +42,7 @@ export async function commit<I extends { plan: Plan; reportPath: string; repo: R
   if (files.length === 0) return { ...input, commit: null, commitNote: 'nothing new since the last sleep: no commit' };
   const { branch, push } = ctx.options;
   const remoteBefore = branch && push ? await ctx.git.fetchBranch(ctx.root, push, branch) : null;
+  if (branch) await refuseForeignCommits(ctx, branch);
   if (branch && (await branchHoldsSameChange(ctx, branch, files))) {
     return { ...input, commit: await ctx.git.resolve(ctx.root, `refs/heads/${branch}`), commitNote: `${branch} already proposes the same change: no new commit` };
   }
@@ -54,6 +56,18 @@ export async function commit<I extends { plan: Plan; reportPath: string; repo: R
     note += `; pushed to ${push}`;
   }
   return { ...input, commit: result.sha, commitNote: note };
+}
+
+/** The branch is rebuilt from HEAD on every run: a human's commit on it would be lost, so stop instead. */
+async function refuseForeignCommits(ctx: RunContext, branch: string): Promise<void> {
+  if (!(await ctx.git.resolve(ctx.root, `refs/heads/${branch}`))) return;
+  const foreign = await ctx.git.foreignCommits(ctx.root, `refs/heads/${branch}`, 'sleep-cycle:');
+  if (foreign.length > 0) {
+    throw errors.git(
+      `update of ${branch}`,
+      `it has commits sleep-cycle did not make (${foreign.slice(0, 3).join('; ')}); rebuilding it would drop them. Merge or close the pull request, or delete the branch, then run again`,
+    );
+  }
 }
 
 /**

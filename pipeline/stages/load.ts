@@ -51,6 +51,9 @@ export async function load(_input: object, ctx: RunContext): Promise<Loaded> {
   if (!repo.repo && ctx.options.requireGit) {
     throw errors.usage(`${ctx.root} is not a git repository and --require-git was given: nothing was written.`);
   }
+  if (ctx.options.branch && repo.head?.kind === 'branch' && repo.head.name === ctx.options.branch) {
+    throw errors.usage(`--branch ${ctx.options.branch} is the branch you are on: leave out --branch to commit here, or name the proposal branch (e.g. sleep-cycle/nightly).`);
+  }
   return { state, memoryText, skillTexts, policy, lifecycleText, repo, notices };
 }
 

@@ -2,7 +2,7 @@ import type { RunContext } from '../context.js';
 import type { RepoInfo } from '../io/git.js';
 import { commitSkipReason } from './commit.js';
 import { scanInstructionLike } from '../synth/scan.js';
-import type { State } from '../memory/state.js';
+import type { PendingCluster, State } from '../memory/state.js';
 import type { Cluster, Evidence } from './cluster.js';
 import type { ClusterOutcome, PromotedCluster, Recurrence } from './gate.js';
 import type { InvalidLine, LineCounts } from './ingest.js';
@@ -18,6 +18,7 @@ export interface ReportInput {
   clusters: Cluster[];
   outcomes: Record<string, ClusterOutcome>;
   promoted: PromotedCluster[];
+  pending: Record<string, PendingCluster>;
   recurrences: Recurrence[];
   reviewed: ReviewedDraft[];
   humanChanges: HumanChange[];
@@ -67,7 +68,7 @@ function summary(out: string[], input: ReportInput, meta: ReportMeta): void {
   const count = (outcome: ClusterOutcome) => Object.values(input.outcomes).filter((o) => o === outcome).length;
   const byStatus = (status: Proposal['status']) => input.plan.proposals.filter((p) => p.status === status).length;
   out.push('## Summary', '', '| | |', '|---|---|');
-  out.push(`| window | ${input.window.from ?? '–'} → ${input.window.to ?? '–'} |`);
+  out.push(`| events read | ${input.window.from ?? '–'} → ${input.window.to ?? '–'} |`);
   out.push(`| lines | ${lines.read} read, ${lines.valid} valid, ${lines.invalid} invalid, ${lines.old} old, ${lines.blank} blank |`);
   out.push(`| clusters | ${input.clusters.length} (${count('promoted')} promoted, ${count('pending')} pending, ${count('covered')} covered by a rule, ${count('burned')} burned) |`);
   const accepted = meta.dryRun ? `${byStatus('proposed')} proposed` : `${byStatus('applied')} applied`;
@@ -163,9 +164,10 @@ function humanChanges(out: string[], input: ReportInput): void {
 function pendingClusters(out: string[], input: ReportInput): void {
   const pending = input.clusters.filter((c) => input.outcomes[c.id] === 'pending');
   if (pending.length === 0) return;
-  out.push('## Below the threshold (carried over)', '', '| cluster | kind | tool | category | seen tonight |', '|---|---|---|---|---|');
+  out.push('## Below the threshold (carried over)', '', '| cluster | kind | tool | category | read tonight | counted in the window |', '|---|---|---|---|---|---|');
   for (const c of pending) {
-    out.push(`| \`${c.id}\` | ${c.kind} | \`${escapeCode(c.tool_name)}\` | ${escapeCell(c.error_category ?? '–')} | ${c.count} |`);
+    const counted = Object.values(input.pending[c.id]?.days ?? {}).reduce((sum, n) => sum + n, 0);
+    out.push(`| \`${c.id}\` | ${c.kind} | \`${escapeCode(c.tool_name)}\` | ${escapeCell(c.error_category ?? '–')} | ${c.count} | ${counted} |`);
   }
   out.push('');
 }

@@ -17,14 +17,14 @@ export interface ClassifyInput {
 }
 
 /** pytest `=== 1 failed … ===` / `FAILED a.py::t`, jest/vitest `Tests: 1 failed`, go `--- FAIL:`, mocha `2 failing`. */
-const TEST_SUMMARY = /^=+ .*\b\d+ failed\b|^FAILED \S+::|^\s*Tests?:?\s+\d+ failed\b|^\s*Test Files\s+\d+ failed\b|^--- FAIL: |^\s*\d+ failing$/m;
+const TEST_SUMMARY = /^=+ [^\n]{0,200}\b\d+ failed\b|^FAILED \S+::|^\s*Tests?:?\s+\d+ failed\b|^\s*Test Files\s+\d+ failed\b|^--- FAIL: |^\s*\d+ failing$/m;
 
 export const DEFAULT_CATEGORIES: readonly CategoryPattern[] = [
   // A parallel call Claude Code cancelled because a sibling failed: not an independent failure.
   { category: 'cancelled', pattern: /sibling tool call errored/i },
   { category: 'interrupted', pattern: /\[Request interrupted by user|interrupted by (?:the )?user/i },
   { category: 'not_read_first', pattern: /has not been read yet|read it first before writing/i },
-  { category: 'edit_mismatch', pattern: /string to replace not found|old_string.*not (?:found|unique)|found \d+ matches of the string to replace/i },
+  { category: 'edit_mismatch', pattern: /string to replace not found|old_string[^\n]{0,200}not (?:found|unique)|found \d+ matches of the string to replace/i },
   { category: 'hook_denied', pattern: /hook (?:error|denied|blocked)|blocked by (?:a |the )?hook|PreToolUse:\w+ hook/i },
   { category: 'permission_denied', pattern: /permission denied|\bEACCES\b|\bEPERM\b|operation not permitted|not allowed to|requires approval|tool use was rejected|doesn't want to proceed with this tool use/i },
   { category: 'too_large', pattern: /exceeds maximum allowed tokens|too large|too long|maximum (?:context|size)|file content \(\d+ tokens\)/i },
@@ -39,7 +39,7 @@ export const DEFAULT_CATEGORIES: readonly CategoryPattern[] = [
   { category: 'git_error', pattern: /^fatal:|^error: (?:failed to push|pathspec|src refspec|Your local changes)|index\.lock|non-fast-forward|\[rejected\]|merge conflict|not a git repository/im },
   { category: 'validation_error', pattern: /InputValidationError|validation (?:error|failed)|invalid (?:input|parameter|argument|value)|is required|must be/i },
   { category: 'not_found', pattern: /does not exist|no such file|\bENOENT\b|not found|\bno [\w-]+ found\b|404\b|EISDIR/i },
-  { category: 'api_error', pattern: /\b(?:4\d\d|5\d\d)\b.*(?:error|status)|API error|Error executing tool|rate limit|internal server error/i },
+  { category: 'api_error', pattern: /\b(?:4\d\d|5\d\d)\b[^\n]{0,200}(?:error|status)|API error|Error executing tool|rate limit|internal server error/i },
   // An uncaught exception (Python traceback, `TypeError: …`) that no more specific pattern explained.
   { category: 'runtime_error', pattern: /^Traceback \(most recent call last\)|^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?::|$)/m },
 ];
@@ -114,10 +114,21 @@ export function isBenignExit(exitCode: number, output: string, command: string |
 export function classifyError(input: ClassifyInput, extra: readonly CategoryPattern[] = [], command?: string): string {
   if (input.exitCode === 0) return 'none';
   if (isBenignExit(input.exitCode, input.message, command)) return 'benign';
+  const text = clipForClassifying(input.message);
   for (const { category, pattern } of [...extra, ...DEFAULT_CATEGORIES]) {
-    if (pattern.test(input.message)) return category;
+    if (pattern.test(text)) return category;
   }
   return 'uncategorized';
+}
+
+/**
+ * Patterns run on the head and tail of long output only: errors are stated at the start or the end, and
+ * a backtracking pattern on a megabyte of output would stall a hook past its timeout.
+ */
+const CLIP = 4096;
+function clipForClassifying(message: string): string {
+  if (message.length <= 2 * CLIP) return message;
+  return `${message.slice(0, CLIP)}\n${message.slice(-CLIP)}`;
 }
 
 /** "Exit code 127\n…" (Claude Code's Bash errors): the exit code and the text after that line. */

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { mkdir, open, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { redact } from '../synth/redact.js';
+import { redact, redactDeep } from '../synth/redact.js';
 import { truncateMiddle } from './logger.js';
 
 /**
@@ -23,8 +23,26 @@ export function buildHookReject(now: Date, reason: string, payload: string): Hoo
   return {
     time: now.toISOString(),
     reason: truncateMiddle(redact(reason), 500),
-    payload: truncateMiddle(redact(payload), MAX_REJECT_PAYLOAD_CHARS),
+    payload: truncateMiddle(redactPayload(payload), MAX_REJECT_PAYLOAD_CHARS),
   };
+}
+
+/**
+ * Redacts a raw payload. Parsed, its decoded strings are redacted and the tool input and response are
+ * dropped (only their hash belongs in telemetry); unparsed, JSON escapes become spaces first, since a
+ * secret after an escaped "\n" would not start at a word boundary for the redactor.
+ */
+export function redactPayload(payload: string): string {
+  try {
+    const value = JSON.parse(payload) as unknown;
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      const { tool_input: _input, tool_response: _response, ...rest } = value as Record<string, unknown>;
+      return JSON.stringify(redactDeep(rest));
+    }
+    return JSON.stringify(redactDeep(value));
+  } catch {
+    return redact(payload.replace(/\\(?:[nrtbf"\\/]|u[0-9a-fA-F]{4})/g, ' '));
+  }
 }
 
 /** One line, one write on an O_APPEND descriptor (hooks run in parallel). False when over the cap. */

@@ -56,7 +56,8 @@ describe('the shipped examples', () => {
     const script = join(PACKAGE_ROOT, 'examples/hooks/pre-session.sh');
     const ok = spawnSync('sh', [script], { cwd: dir, env, encoding: 'utf8' });
     expect(ok.status).toBe(0);
-    expect(ok.stdout.trim().split('\n')).toEqual(['sleep-cycle: 3 new telemetry lines, 1 rules proposed, 0 quarantined: review proposed_memory_updates.md (not applied)']);
+    expect(ok.stdout.trim().split('\n')).toEqual(['sleep-cycle: 3 new telemetry lines, 1 rules proposed, 0 quarantined: review .sleep-cycle/preview.md (not applied)']);
+    expect(git(dir, 'status', '--porcelain', '--untracked-files=no')).toBe('');
     expect(ok.stdout).not.toContain('failed 3 times');
     expect(readFileSync(join(dir, 'MEMORY.md'), 'utf8')).toBe('# M\n');
     mkdirSync(join(dir, 'config'), { recursive: true });

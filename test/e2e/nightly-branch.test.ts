@@ -57,6 +57,32 @@ describe('the nightly pull-request branch (run --branch --push against a bare re
     expect(read(night3, 'proposed_memory_updates.md')).toContain('## Proposed rules');
   });
 
+  it("stops instead of dropping a reviewer's commit on the branch, and refuses the branch you are on", () => {
+    const origin = mkdtempSync(join(tmpdir(), 'sleep-cycle-remote-'));
+    execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', origin]);
+    const work = makeDir({ 'MEMORY.md': '# M\n\n## Derived Rules\n', 'logs/telemetry.jsonl': lines(...failures(3, {})) }, { git: true });
+    git(work, 'remote', 'add', 'origin', origin);
+    git(work, 'push', '--quiet', 'origin', 'main');
+    expect(runCliProcess(cloneOf(origin), ['run', '--json', '--branch', BRANCH, '--push']).code).toBe(0);
+
+    const reviewer = cloneOf(origin);
+    git(reviewer, 'checkout', '--quiet', BRANCH);
+    appendFileSync(join(reviewer, 'MEMORY.md'), '- reviewer: reworded\n');
+    git(reviewer, 'commit', '--quiet', '-am', 'reviewer: reword rule');
+    git(reviewer, 'push', '--quiet', 'origin', BRANCH);
+    const reviewed = git(origin, 'rev-parse', BRANCH).trim();
+
+    const night = runCliProcess(cloneOf(origin), ['run', '--json', '--branch', BRANCH, '--push']);
+    expect(night.code).toBe(1);
+    expect(night.json.error.code).toBe('E_GIT');
+    expect(night.json.error.message).toContain('reviewer: reword rule');
+    expect(git(origin, 'rev-parse', BRANCH).trim()).toBe(reviewed);
+
+    const here = runCliProcess(work, ['run', '--json', '--branch', 'main']);
+    expect(here.code).toBe(2);
+    expect(here.json.error.message).toContain('is the branch you are on');
+  });
+
   it('--push without --branch is a usage error: it never pushes the branch you are on', () => {
     const dir = makeDir({ 'logs/telemetry.jsonl': lines(...failures(3, {})) }, { git: true });
     const run = runCliProcess(dir, ['run', '--json', '--push']);

@@ -178,11 +178,20 @@ describe('broken payloads never block the agent', () => {
     expect(rejects(dir)[0]!.payload.length).toBeLessThanOrEqual(2000);
   });
 
-  it('a broken config is a reject too (in the default state folder), not an exit code', async () => {
+  it('a broken config is noted in the rejects file, and the event is still recorded with default settings', async () => {
     const dir = makeDir({ 'config/sleep-cycle.yaml': 'min_repeats: [\n' });
     expect(await hook(dir, JSON.stringify({ hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: {} }))).toMatchObject({ code: 0, stdout: '' });
     expect(rejects(dir)[0]!.reason).toContain('not valid YAML');
-    expect(telemetry(dir)).toEqual([]);
+    expect(telemetry(dir)).toEqual([expect.objectContaining({ tool_name: 'Bash', exit_code: 0 })]);
+  });
+
+  it('a rejected payload keeps no secret and no tool input', async () => {
+    const dir = makeDir({ 'config/sleep-cycle.yaml': 'min_repeat: 3\n' });
+    const payload = JSON.stringify({ hook_event_name: 'Unknown', tool_name: 'Bash', tool_input: { command: 'echo SECRET_INPUT' }, error: 'Exit code 128\nfatal\nAKIAIOSFODNN7EXAMPLE' });
+    await hook(dir, payload);
+    const text = readFileSync(join(dir, '.sleep-cycle/hook-rejects.jsonl'), 'utf8');
+    expect(text).not.toContain('AKIAIOSFODNN7EXAMPLE');
+    expect(text).not.toContain('SECRET_INPUT');
   });
 
   it('an unreadable stdin is a reject', async () => {
