@@ -1,9 +1,11 @@
+import { Option } from 'commander';
 import { resolve } from 'node:path';
 import { errors } from '../errors.js';
 import { envName } from '../settings/resolve.js';
 import { SETTINGS, SETTING_KEYS } from '../settings/schema.js';
 import { CONFIG_FILE, loadSettings, type CliDeps } from './context-from-options.js';
 import { printSuccess } from './output.js';
+import type { CommandSpec } from './command-spec.js';
 
 export interface ConfigOptions {
   root?: string;
@@ -26,3 +28,10 @@ export async function configCommand(options: ConfigOptions, deps: CliDeps): Prom
     `${SETTING_KEYS.map((key) => `${key}: ${JSON.stringify(settings[key])}  (${sources[key]})\n    ${SETTINGS[key].description}`).join('\n')}\n`,
   );
 }
+
+export const configCommandSpec: CommandSpec = {
+  name: 'config',
+  description: 'show settings',
+  options: [new Option('--print', 'print the resolved settings and where each came from')],
+  action: (_args, options, deps) => configCommand(options, deps),
+};

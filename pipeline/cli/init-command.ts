@@ -29,9 +29,9 @@ export async function initCommand(options: InitOptions, deps: CliDeps): Promise<
 
 export const HOOK_SNIPPET = `{
   "hooks": {
-    "PreToolUse": [{ "matcher": "*", "hooks": [{ "type": "command", "command": "npx --no-install sleep-cycle hook claude-code" }] }],
-    "PostToolUse": [{ "matcher": "*", "hooks": [{ "type": "command", "command": "npx --no-install sleep-cycle hook claude-code" }] }],
-    "PostToolUseFailure": [{ "matcher": "*", "hooks": [{ "type": "command", "command": "npx --no-install sleep-cycle hook claude-code" }] }]
+    "PreToolUse": [{ "matcher": "*", "hooks": [{ "type": "command", "command": "\\"$CLAUDE_PROJECT_DIR\\"/node_modules/.bin/sleep-cycle hook claude-code" }] }],
+    "PostToolUse": [{ "matcher": "*", "hooks": [{ "type": "command", "command": "\\"$CLAUDE_PROJECT_DIR\\"/node_modules/.bin/sleep-cycle hook claude-code" }] }],
+    "PostToolUseFailure": [{ "matcher": "*", "hooks": [{ "type": "command", "command": "\\"$CLAUDE_PROJECT_DIR\\"/node_modules/.bin/sleep-cycle hook claude-code" }] }]
   }
 }`;
 

@@ -1,84 +1,31 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { errors } from '../errors.js';
-import { configCommand } from './config-command.js';
+import type { CommandSpec } from './command-spec.js';
 import type { CliDeps } from './context-from-options.js';
 import { printFailure } from './output.js';
-import { runCommand } from './run-command.js';
-import { statusCommand } from './status-command.js';
-import { explainCommand } from './explain-command.js';
-import { hookCommandSpec } from './hook-command.js';
-import { importCommandSpec } from './import-command.js';
-import { initCommandSpec } from './init-command.js';
-import { logCommandSpec } from './log-command.js';
-import { reviewCommand } from './review-command.js';
 
-type Action = (args: string[], options: Record<string, unknown>, deps: CliDeps) => Promise<number>;
+/**
+ * The command table: one row per command, each handled by one small file. A row loads its file only
+ * when that command runs, so `hook` (twice per agent tool call) does not pay for the whole pipeline.
+ */
+export const COMMANDS: Record<string, () => Promise<CommandSpec>> = {
+  run: async () => (await import('./run-command.js')).runCommandSpec,
+  status: async () => (await import('./status-command.js')).statusCommandSpec,
+  config: async () => (await import('./config-command.js')).configCommandSpec,
+  review: async () => (await import('./review-command.js')).reviewCommandSpec,
+  explain: async () => (await import('./explain-command.js')).explainCommandSpec,
+  init: async () => (await import('./init-command.js')).initCommandSpec,
+  log: async () => (await import('./log-command.js')).logCommandSpec,
+  hook: async () => (await import('./hook-command.js')).hookCommandSpec,
+  import: async () => (await import('./import-command.js')).importCommandSpec,
+};
 
-interface CommandSpec {
-  /** Name with its arguments, as commander reads it: `explain <id>`. */
-  name: string;
-  description: string;
-  options: Option[];
-  action: Action;
+/** The specs a command line needs: just its own, or all of them (help, or an unknown command). */
+export async function loadSpecs(argv: string[]): Promise<CommandSpec[]> {
+  const first = argv[0];
+  if (first !== undefined && Object.hasOwn(COMMANDS, first)) return [await COMMANDS[first]!()];
+  return Promise.all(Object.values(COMMANDS).map((load) => load()));
 }
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
-
-/** The command table: one row per command, each handled by one small file. */
-export const COMMANDS: CommandSpec[] = [
-  {
-    name: 'run',
-    description: 'read new telemetry, cluster repeated failures, write safe rules to memory and commit',
-    options: [
-      new Option('--dry-run', 'write only proposed_memory_updates.md; change nothing else'),
-      new Option('--since <iso>', 'read every line from this ISO-8601 time on, ignoring the cursor'),
-      new Option('--log <path>', 'telemetry file to read (repeatable; default logs/telemetry.jsonl)').argParser(collect),
-      new Option('--min-repeats <n>', 'repeats needed before a pattern becomes a rule (default 3)'),
-      new Option('--no-commit', 'write files but do not commit them'),
-      new Option('--require-git', 'fail when the root is not a git repository'),
-      new Option('--max-llm-calls <n>', 'most Claude calls this run; later clusters wait for the next night'),
-      new Option('--branch <name>', 'commit to this branch (on top of HEAD) instead of HEAD: the nightly pull-request branch'),
-      new Option('--push [remote]', 'with --branch: push the branch (default remote origin), replacing it only if it is as last fetched'),
-      new Option('--offline', 'write rules with the offline synthesizer even when ANTHROPIC_API_KEY is set (fast, free: for pre-session dry runs)'),
-      new Option('--require-llm', 'fail (E_LLM) instead of falling back to offline when Claude rejects the key'),
-    ],
-    action: (_args, options, deps) => runCommand(options, deps),
-  },
-  {
-    name: 'status',
-    description: 'show the cursor, last sleep, pending clusters and rule counts',
-    options: [],
-    action: (_args, options, deps) => statusCommand(options, deps),
-  },
-  {
-    name: 'config',
-    description: 'show settings',
-    options: [new Option('--print', 'print the resolved settings and where each came from')],
-    action: (_args, options, deps) => configCommand(options, deps),
-  },
-  {
-    name: 'review [id]',
-    description: 'list quarantined drafts and pending clusters, or accept/reject one',
-    options: [
-      new Option('--accept', 'write this quarantined draft into memory'),
-      new Option('--reject', 'burn this pattern: not proposed again for reject_cooldown_days'),
-      new Option('--force', 'with --accept: accept a draft the safety checks stopped (audited)'),
-      new Option('--sha <prefix>', 'with --accept: only if the draft text still has this sha (as listed by review)'),
-      new Option('--reason <text>', 'with --reject: why, kept in the lifecycle audit'),
-    ],
-    action: (args, options, deps) => reviewCommand(args[0], options, deps),
-  },
-  initCommandSpec,
-  logCommandSpec,
-  hookCommandSpec,
-  importCommandSpec,
-  {
-    name: 'explain <id>',
-    description: 'show why a rule exists: cluster, counts, evidence, synthesizer, safety verdict, history (read-only)',
-    options: [],
-    action: (args, options, deps) => explainCommand(args[0]!, options, deps),
-  },
-];
 
 /** Parses argv, runs one command and returns its exit code. Never exits the process itself. */
 export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
@@ -89,7 +36,7 @@ export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
     .exitOverride()
     .configureOutput({ writeOut: deps.stdout, writeErr: json ? () => {} : deps.stderr })
     .showHelpAfterError(!json);
-  for (const spec of COMMANDS) {
+  for (const spec of await loadSpecs(argv)) {
     const command = program.command(spec.name).description(spec.description);
     command.option('--json', 'print one JSON envelope on stdout').option('--root <dir>', 'repository root (default: current directory)');
     for (const option of spec.options) command.addOption(option);

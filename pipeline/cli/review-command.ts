@@ -1,3 +1,4 @@
+import { Option } from 'commander';
 import { errors } from '../errors.js';
 import { acquireLock } from '../io/lock.js';
 import { repoPaths } from '../io/paths.js';
@@ -6,6 +7,7 @@ import { applyChanges } from '../stages/apply.js';
 import type { CliDeps } from './context-from-options.js';
 import { openRepo } from './open-repo.js';
 import { printSuccess } from './output.js';
+import type { CommandSpec } from './command-spec.js';
 
 export interface ReviewOptions {
   root?: string;
@@ -53,3 +55,16 @@ function renderList(items: ReturnType<typeof listReviewItems>): string {
   for (const p of items.pending) out.push(`  ${p.id} ${p.kind} ${p.tool_name}${p.error_category ? `/${p.error_category}` : ''}: ${p.count} in window, last ${p.last_seen}`);
   return `${out.join('\n')}\n`;
 }
+
+export const reviewCommandSpec: CommandSpec = {
+  name: 'review [id]',
+  description: 'list quarantined drafts and pending clusters, or accept/reject one',
+  options: [
+    new Option('--accept', 'write this quarantined draft into memory'),
+    new Option('--reject', 'burn this pattern: not proposed again for reject_cooldown_days'),
+    new Option('--force', 'with --accept: accept a draft the safety checks stopped (audited)'),
+    new Option('--sha <prefix>', 'with --accept: only if the draft text still has this sha (as listed by review)'),
+    new Option('--reason <text>', 'with --reject: why, kept in the lifecycle audit'),
+  ],
+  action: (args, options, deps) => reviewCommand(args[0], options, deps),
+};

@@ -1,3 +1,4 @@
+import { Option } from 'commander';
 import { resolve } from 'node:path';
 import { errors } from '../errors.js';
 import { runSleepCycle, type RunResult } from '../run.js';
@@ -5,6 +6,7 @@ import type { Settings } from '../settings/schema.js';
 import { parseTimestamp } from '../telemetry/event.js';
 import { buildRunContext, loadSettings, type CliDeps } from './context-from-options.js';
 import { printSuccess } from './output.js';
+import type { CommandSpec } from './command-spec.js';
 
 export interface RunCommandOptions {
   root?: string;
@@ -82,3 +84,24 @@ export function renderRunText(result: RunResult): string {
   if (!result.dry_run) out.push(`  wrote: ${result.written.join(', ')}`, `  ${result.commit_note}`);
   return `${out.join('\n')}\n`;
 }
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+export const runCommandSpec: CommandSpec = {
+  name: 'run',
+  description: 'read new telemetry, cluster repeated failures, write safe rules to memory and commit',
+  options: [
+    new Option('--dry-run', 'write only proposed_memory_updates.md; change nothing else'),
+    new Option('--since <iso>', 'read every line from this ISO-8601 time on, ignoring the cursor'),
+    new Option('--log <path>', 'telemetry file to read (repeatable; default logs/telemetry.jsonl)').argParser(collect),
+    new Option('--min-repeats <n>', 'repeats needed before a pattern becomes a rule (default 3)'),
+    new Option('--no-commit', 'write files but do not commit them'),
+    new Option('--require-git', 'fail when the root is not a git repository'),
+    new Option('--max-llm-calls <n>', 'most Claude calls this run; later clusters wait for the next night'),
+    new Option('--branch <name>', 'commit to this branch (on top of HEAD) instead of HEAD: the nightly pull-request branch'),
+    new Option('--push [remote]', 'with --branch: push the branch (default remote origin), replacing it only if it is as last fetched'),
+    new Option('--offline', 'write rules with the offline synthesizer even when ANTHROPIC_API_KEY is set (fast, free: for pre-session dry runs)'),
+    new Option('--require-llm', 'fail (E_LLM) instead of falling back to offline when Claude rejects the key'),
+  ],
+  action: (_args, options, deps) => runCommand(options, deps),
+};

@@ -3,6 +3,7 @@ import { repoPaths } from '../io/paths.js';
 import { parseState } from '../memory/state.js';
 import { loadSettings, type CliDeps } from './context-from-options.js';
 import { printSuccess } from './output.js';
+import type { CommandSpec } from './command-spec.js';
 
 export interface StatusOptions {
   root?: string;
@@ -41,3 +42,10 @@ export async function statusCommand(options: StatusOptions, deps: CliDeps): Prom
     return `${lines.join('\n')}\n`;
   });
 }
+
+export const statusCommandSpec: CommandSpec = {
+  name: 'status',
+  description: 'show the cursor, last sleep, pending clusters and rule counts',
+  options: [],
+  action: (_args, options, deps) => statusCommand(options, deps),
+};

@@ -16,7 +16,7 @@ describe('init', () => {
       { path: '.sleep-cycle/.gitignore', action: 'created' },
     ]);
     expect(read(dir, 'config/safety-rules.yaml')).toBe(readFileSync(join(PACKAGE_ROOT, 'config/safety-rules.yaml'), 'utf8'));
-    expect(first.json.data.hook_snippet).toContain('npx --no-install sleep-cycle hook claude-code');
+    expect(JSON.parse(first.json.data.hook_snippet).hooks.PostToolUse[0].hooks[0].command).toBe('"$CLAUDE_PROJECT_DIR"/node_modules/.bin/sleep-cycle hook claude-code');
     const config = await cli(dir, ['config', '--print']);
     expect(config.code).toBe(0);
     expect(config.json.data.settings.min_repeats).toMatchObject({ value: 3, source: 'file' });

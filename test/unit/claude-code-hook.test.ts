@@ -268,7 +268,7 @@ describe('examples/claude-code/settings.json', () => {
     const example = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'examples', 'claude-code', 'settings.json'), 'utf8'));
     expect(Object.keys(example.hooks)).toEqual(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
     for (const entries of Object.values(example.hooks) as any[]) {
-      expect(entries).toEqual([{ matcher: '*', hooks: [{ type: 'command', command: 'npx --no-install sleep-cycle hook claude-code' }] }]);
+      expect(entries).toEqual([{ matcher: '*', hooks: [{ type: 'command', command: '\"$CLAUDE_PROJECT_DIR\"/node_modules/.bin/sleep-cycle hook claude-code' }] }]);
     }
     expect(example).toEqual(JSON.parse(HOOK_SNIPPET));
   });
