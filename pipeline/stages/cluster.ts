@@ -70,7 +70,7 @@ interface Accumulator {
   sessions: Set<string>;
   first: number;
   last: number;
-  days: Map<string, number>;
+  days: Map<number, number>;
   /** Bottom-k sample by a hash of the line's position: bounded, deterministic, order-independent. */
   samples: { priority: number; event: TelemetryEvent; ref: EventRef; ts: number }[];
   signatures: Map<string, number>;
@@ -100,7 +100,8 @@ export class ClusterBuilder {
     if (event.session_id && acc.sessions.size < MAX_TRACKED) acc.sessions.add(event.session_id);
     acc.first = Math.min(acc.first, ts);
     acc.last = Math.max(acc.last, ts);
-    const day = new Date(ts).toISOString().slice(0, 10);
+    // Keyed by day number on the hot path; turned into YYYY-MM-DD once per cluster in finish().
+    const day = Math.floor(ts / 86_400_000);
     acc.days.set(day, (acc.days.get(day) ?? 0) + 1);
     if (baseline !== null) acc.baseline = baseline;
     this.sample(acc, event, ref, ts);
@@ -131,9 +132,20 @@ export class ClusterBuilder {
  * controllable text that would otherwise flow into rule texts, so it becomes `uncategorized`.
  */
 export function failureCategory(event: TelemetryEvent): string {
-  const category = event.error_category?.trim();
-  return category && CATEGORY.test(category) && redact(category) === category ? category : 'uncategorized';
+  const raw = event.error_category;
+  if (raw === undefined || raw === null) return 'uncategorized';
+  let clean = categories.get(raw);
+  if (clean === undefined) {
+    const category = raw.trim();
+    clean = category && CATEGORY.test(category) && redact(category) === category ? category : 'uncategorized';
+    // Categories are few; the cap only stops a hostile log from growing this without bound.
+    if (categories.size < 10_000) categories.set(raw, clean);
+  }
+  return clean;
 }
+
+/** Memo of raw category → cleaned category (pure function of its key, so sharing it is safe). */
+const categories = new Map<string, string>();
 
 const CATEGORY = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
 
@@ -189,7 +201,7 @@ function toCluster(acc: Accumulator): Cluster {
     sessions: [...acc.sessions].sort().slice(0, KEPT_IDS).map(redact),
     first_seen: new Date(acc.first).toISOString(),
     last_seen: new Date(acc.last).toISOString(),
-    days: Object.fromEntries([...acc.days].sort()),
+    days: Object.fromEntries([...acc.days].sort(([a], [b]) => a - b).map(([day, n]) => [new Date(day * 86_400_000).toISOString().slice(0, 10), n])),
     samples,
     signatures: topSignatures(acc.signatures),
     baseline_ms: acc.baseline,

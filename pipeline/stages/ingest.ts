@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { RunContext } from '../context.js';
 import type { Cursor, State } from '../memory/state.js';
-import { checkEvent, parseTimestamp, type InvalidReason, type TelemetryEvent } from '../telemetry/event.js';
+import { checkEventTime, parseTimestamp, type InvalidReason, type TelemetryEvent } from '../telemetry/event.js';
 import { ClusterBuilder, toolNameCleaner, type Cluster } from './cluster.js';
 import { isFailure, SlowDetector } from './filter.js';
 
@@ -81,10 +81,9 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
       } catch {
         return countInvalid('invalid_json', line.offset);
       }
-      const reason = checkEvent(value);
-      if (reason !== null) return countInvalid(reason, line.offset);
+      const ts = checkEventTime(value);
+      if (typeof ts !== 'number') return countInvalid(ts, line.offset);
       const event = value as TelemetryEvent;
-      const ts = parseTimestamp(event.timestamp)!;
       if (start.cutoff !== null && ts <= start.cutoff) {
         lines.old += 1;
         return;

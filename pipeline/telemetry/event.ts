@@ -28,9 +28,16 @@ export type InvalidReason =
  * instead of a schema library: this runs once per line on the hot path.
  */
 export function checkEvent(value: unknown): InvalidReason | null {
+  const checked = checkEventTime(value);
+  return typeof checked === 'number' ? null : checked;
+}
+
+/** Like checkEvent, but a valid event yields its time (epoch ms), so the hot path parses it once. */
+export function checkEventTime(value: unknown): number | InvalidReason {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not_an_object';
   const e = value as Record<string, unknown>;
-  if (parseTimestamp(e.timestamp) === null) return 'bad_timestamp';
+  const ts = parseTimestamp(e.timestamp);
+  if (ts === null) return 'bad_timestamp';
   if (typeof e.tool_name !== 'string' || e.tool_name.length === 0 || e.tool_name.length > 200) return 'bad_tool_name';
   if (typeof e.input_hash !== 'string' || e.input_hash.length === 0 || e.input_hash.length > 200) return 'bad_input_hash';
   if (!Number.isInteger(e.exit_code)) return 'bad_exit_code';
@@ -38,7 +45,7 @@ export function checkEvent(value: unknown): InvalidReason | null {
   if (!optionalString(e.error_category) || !optionalString(e.error_message)) return 'bad_optional_field';
   if (!optionalString(e.session_id) || !optionalString(e.agent)) return 'bad_optional_field';
   if (e.memory_refs !== undefined && !isStringArray(e.memory_refs)) return 'bad_optional_field';
-  return null;
+  return ts;
 }
 
 export function isTelemetryEvent(value: unknown): value is TelemetryEvent {
