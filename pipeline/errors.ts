@@ -77,7 +77,7 @@ export const errors = {
   },
   git(action: string, cause: unknown): SleepCycleError {
     const reason = cause instanceof Error ? cause.message : String(cause);
-    return new SleepCycleError('E_GIT', `git ${action} failed: ${truncate(reason, 300)}`, { action });
+    return new SleepCycleError('E_GIT', `git ${action} failed: ${truncate(reason, 600)}`, { action });
   },
   state(path: string, problem: string, fix: string): SleepCycleError {
     return new SleepCycleError('E_STATE', `${path}: ${problem}. ${fix}`, { path });

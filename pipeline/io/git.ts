@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { simpleGit, type SimpleGit } from 'simple-git';
 import { errors } from '../errors.js';
@@ -21,6 +21,8 @@ export interface CommitResult {
   ignored: string[];
   /** With a branch: the branch already held exactly this change on top of HEAD, so it was left as is. */
   unchanged?: boolean;
+  /** The commit was made but the user's index could not be refreshed for these paths. */
+  indexStale?: string[];
 }
 
 export interface CommitOptions {
@@ -79,9 +81,17 @@ export const simpleGitPort: GitPort = {
       const ignored = paths.length > 0 ? await git.checkIgnore(paths) : [];
       const wanted = files.filter((file) => !ignored.includes(file.path));
       if (wanted.length === 0) return { sha: null, ignored };
+      if (!options.branch) await refuseLockedIndex(git);
       const result = await commitThroughPrivateIndex(git, root, wanted, message, options.branch);
       // The user's index now matches the new HEAD for these paths; their working-tree edits stay as edits.
-      if (result.sha && !options.branch) await git.raw(['reset', '--quiet', '--', ...wanted.map((file) => file.path)]);
+      if (result.sha && !options.branch) {
+        const paths = wanted.map((file) => file.path);
+        try {
+          await git.raw(['reset', '--quiet', '--', ...paths]);
+        } catch {
+          return { ...result, ignored, indexStale: paths };
+        }
+      }
       return { ...result, ignored };
     } catch (error) {
       throw errors.git('commit', error);
@@ -114,6 +124,16 @@ export const simpleGitPort: GitPort = {
     return (await optional(git.raw(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]))) ?? null;
   },
 };
+
+/** A held index.lock means another git command is running (or crashed): stop before HEAD moves. */
+async function refuseLockedIndex(git: SimpleGit): Promise<void> {
+  const lock = (await git.raw(['rev-parse', '--git-path', 'index.lock'])).trim();
+  const path = resolve(await git.revparse(['--show-toplevel']), lock);
+  const exists = await stat(path).then(() => true, () => false);
+  if (exists) {
+    throw new Error(`${lock} exists: another git process is running, or one crashed. If none is running, remove the index.lock file (${lock}) and run sleep-cycle again (nothing was committed; the files were written)`);
+  }
+}
 
 async function commitThroughPrivateIndex(
   git: SimpleGit,

@@ -79,7 +79,8 @@ class LineSplitter {
 
   private keep(rest: Buffer): void {
     if (rest.length === 0 || this.skipping) return;
-    if (this.carryBytes + rest.length > this.maxLineBytes) {
+    // One byte of allowance: a CRLF line's CR is not part of the line.
+    if (this.carryBytes + rest.length > this.maxLineBytes + 1) {
       this.skipping = true;
       this.carry = [];
       this.carryBytes = 0;
@@ -92,7 +93,8 @@ class LineSplitter {
 
   private emit(chunk: Buffer, from: number, to: number, next: number): void {
     const offset = this.lineStart;
-    const length = this.carryBytes + (to - from);
+    const lastByte = to > from ? chunk[to - 1] : this.carry.at(-1)?.at(-1);
+    const length = this.carryBytes + (to - from) - (lastByte === CR ? 1 : 0);
     if (this.skipping || length > this.maxLineBytes) {
       this.onLine({ text: '', offset, next, tooLong: true });
     } else {

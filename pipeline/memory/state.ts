@@ -139,7 +139,10 @@ export function parseState(text: string | undefined, path: string): State {
     throw errors.state(path, 'is not a JSON object', `Restore it with "git checkout -- ${path}"`);
   }
   const record = data as Record<string, unknown>;
-  if (typeof record.version !== 'number' || record.version > STATE_VERSION) {
+  if (!Number.isInteger(record.version) || (record.version as number) < 1) {
+    throw errors.state(path, 'has no valid "version" (a whole number) — it was edited by hand or damaged', `Restore it with "git checkout -- ${path}"`);
+  }
+  if ((record.version as number) > STATE_VERSION) {
     throw errors.state(path, `has version ${String(record.version)}, this sleep-cycle reads version ${STATE_VERSION}`, 'Upgrade sleep-cycle, or restore a state written by this version');
   }
   const state = { ...emptyState(), ...record } as State;

@@ -51,6 +51,7 @@ export async function commit<I extends { plan: Plan; reportPath: string; repo: R
   if (!result.sha) return { ...input, commit: null, commitNote: `nothing to commit${ignored}` };
   const where = branch ? ` on branch ${branch}` : input.repo.head?.kind === 'detached' ? ' on a detached HEAD' : '';
   let note = result.unchanged ? `${branch} already holds this change (${result.sha.slice(0, 12)}): no new commit` : `committed ${result.sha.slice(0, 12)}${where}${ignored}`;
+  if (result.indexStale) note += `; your git index could not be refreshed: run \`git reset -- ${result.indexStale.join(' ')}\``;
   if (branch && push && result.sha !== remoteBefore) {
     await ctx.git.pushBranch(ctx.root, push, branch, remoteBefore);
     note += `; pushed to ${push}`;

@@ -61,6 +61,11 @@ function presentRules(
     if (parsed.duplicateHeadings > 0) {
       notices.push(`${ctx.settings.memory_file} has ${parsed.duplicateHeadings + 1} "## Derived Rules" headings: only the first is managed.`);
     }
+    const ids = parsed.rules.map((rule) => rule.id);
+    const repeated = [...new Set(ids.filter((id, i) => ids.indexOf(id) !== i))];
+    if (repeated.length > 0) {
+      notices.push(`${ctx.settings.memory_file} has the same rule id on more than one line (${repeated.join(', ')}): the last line's text is kept; remove the others.`);
+    }
     present.set('memory', new Map(parsed.rules.map((rule) => [rule.id, rule.text])));
   }
   for (const [skill, text] of Object.entries(input.skillTexts)) {
