@@ -8,6 +8,7 @@ export interface Settings {
   slow_min_ms: number;
   baseline_min_samples: number;
   sample_size: number;
+  max_clusters: number;
   max_line_bytes: number;
   lock_stale_minutes: number;
   logs: string[];
@@ -125,6 +126,7 @@ export const SETTINGS: Record<SettingKey, SettingSpec> = {
   slow_min_ms: { description: 'A success shorter than this (ms) is never slow, whatever its baseline: a 150 ms call is not worth a rule.', default: 1000, check: int(0), fromEnv: asNumber },
   baseline_min_samples: { description: 'Successes a tool needs before its duration baseline is trusted.', default: 10, check: int(1, 100_000), fromEnv: asNumber },
   sample_size: { description: 'Evidence samples kept per cluster (redacted).', default: 5, check: int(1, 50), fromEnv: asNumber },
+  max_clusters: { description: 'Most distinct clusters one night may open (memory bound); further events are counted in a warning.', default: 10_000, check: int(1, 10_000_000), fromEnv: asNumber },
   max_line_bytes: { description: 'Longer telemetry lines are counted invalid (line_too_long) without being read.', default: 1 << 20, check: int(256), fromEnv: asNumber },
   lock_stale_minutes: { description: 'A lock older than this is taken over even if its process seems alive.', default: 60, check: num(0), fromEnv: asNumber },
   logs: { description: 'Telemetry files to read, relative to the repository root.', default: ['logs/telemetry.jsonl'], check: paths, fromEnv: asList },

@@ -48,6 +48,8 @@ export interface EventRef {
 
 export interface ClusterLimits {
   sampleSize: number;
+  /** Most distinct clusters a night may open; events of further clusters are counted, not kept. */
+  maxClusters?: number;
 }
 
 const KEPT_IDS = 50;
@@ -80,6 +82,8 @@ interface Accumulator {
 /** Groups candidate events into clusters as they stream past; memory is bounded per cluster. */
 export class ClusterBuilder {
   private readonly clusters = new Map<string, Accumulator>();
+  /** Events that would have opened a cluster past `maxClusters` (a pathological night). */
+  overflow = 0;
 
   constructor(
     private readonly limits: ClusterLimits,
@@ -92,6 +96,10 @@ export class ClusterBuilder {
     const mapKey = `${kind}\u0000${tool}\u0000${category ?? ''}`;
     let acc = this.clusters.get(mapKey);
     if (!acc) {
+      if (this.clusters.size >= (this.limits.maxClusters ?? Number.POSITIVE_INFINITY)) {
+        this.overflow += 1;
+        return;
+      }
       acc = newAccumulator(clusterId(kind, tool, category), kind, tool, category, ts);
       this.clusters.set(mapKey, acc);
     }

@@ -46,7 +46,7 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
   const lines: LineCounts = { read: 0, valid: 0, invalid: 0, old: 0, blank: 0, invalid_by_reason: {} };
   const invalidSamples: InvalidLine[] = [];
   const toolName = toolNameCleaner();
-  const builder = new ClusterBuilder({ sampleSize: settings.sample_size }, toolName);
+  const builder = new ClusterBuilder({ sampleSize: settings.sample_size, maxClusters: settings.max_clusters }, toolName);
   const detector = new SlowDetector(input.state.baselines, {
     slowFactor: settings.slow_factor,
     minSamples: settings.baseline_min_samples,
@@ -101,6 +101,9 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
   }
 
   const baselines = detector.finish();
+  if (builder.overflow > 0) {
+    notices.push(`${builder.overflow} events belonged to clusters beyond max_clusters (${settings.max_clusters}) and were not clustered: a night with this many distinct patterns looks like a broken log or an attack.`);
+  }
   return {
     ...input,
     lines,

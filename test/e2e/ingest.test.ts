@@ -61,6 +61,16 @@ describe('ingest', () => {
     expect(json.data.notices.join(' ')).toContain('2 of 2 lines are not telemetry events');
   });
 
+  it('a night with more distinct clusters than max_clusters degrades with a warning instead of growing', async () => {
+    const telemetry = lines(...Array.from({ length: 1_000 }, (_, i) => event({ tool_name: `tool_${i}`, exit_code: 1, error_category: 'api_error' })));
+    const dir = makeDir({ 'logs/telemetry.jsonl': telemetry, 'config/sleep-cycle.yaml': 'max_clusters: 100\n' });
+    const { code, json } = await cli(dir, ['run', '--dry-run']);
+    expect(code).toBe(0);
+    expect(json.data.lines.valid).toBe(1_000);
+    expect(json.data.clusters).toHaveLength(100);
+    expect(json.data.notices.join(' ')).toContain('900 events belonged to clusters beyond max_clusters (100)');
+  });
+
   it('a missing telemetry file is nothing to do, not an error', async () => {
     const { code, json } = await cli(makeDir({}), ['run', '--dry-run']);
     expect(code).toBe(0);
