@@ -59,43 +59,47 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
   for (const logPath of settings.logs) {
     const file = displayPath(ctx.root, logPath);
     const absolute = resolve(ctx.root, logPath);
-    const start = await chooseStart(absolute, file, input.state, ctx, notices);
-    if (start === null) continue;
+    const segments = await planReads(absolute, file, input.state, ctx, notices);
+    if (segments === null) continue;
     const before = { valid: lines.valid, invalid: lines.invalid };
     let lastTs = parseTimestamp(input.state.cursors[file]?.last_timestamp ?? null);
-    const countInvalid = (reason: InvalidReason, offset: number): void => {
-      lines.invalid += 1;
-      lines.invalid_by_reason[reason] = (lines.invalid_by_reason[reason] ?? 0) + 1;
-      if (invalidSamples.length < MAX_INVALID_SAMPLES) invalidSamples.push({ file, offset, reason });
-    };
-    const consumed = await ctx.fs.readLines(absolute, start.offset, { maxLineBytes: settings.max_line_bytes }, (line) => {
-      if (!line.tooLong && line.text.trim() === '') {
-        lines.blank += 1;
-        return;
-      }
-      lines.read += 1;
-      if (line.tooLong) return countInvalid('line_too_long', line.offset);
-      let value: unknown;
-      try {
-        value = JSON.parse(line.text);
-      } catch {
-        return countInvalid('invalid_json', line.offset);
-      }
-      const ts = checkEventTime(value);
-      if (typeof ts !== 'number') return countInvalid(ts, line.offset);
-      const event = value as TelemetryEvent;
-      if (start.cutoff !== null && ts <= start.cutoff) {
-        lines.old += 1;
-        return;
-      }
-      lines.valid += 1;
-      if (lastTs === null || ts > lastTs) lastTs = ts;
-      window.from = window.from === null || ts < window.from ? ts : window.from;
-      window.to = window.to === null || ts > window.to ? ts : window.to;
-      const ref = { file, offset: line.offset };
-      if (isFailure(event)) builder.add('failure', event, ts, ref);
-      else if (event.exit_code === 0) detector.observe(event, ts, ref);
-    });
+    let consumed = 0;
+    for (const segment of segments) {
+      const countInvalid = (reason: InvalidReason, offset: number): void => {
+        lines.invalid += 1;
+        lines.invalid_by_reason[reason] = (lines.invalid_by_reason[reason] ?? 0) + 1;
+        if (invalidSamples.length < MAX_INVALID_SAMPLES) invalidSamples.push({ file: segment.file, offset, reason });
+      };
+      consumed = await ctx.fs.readLines(segment.absolute, segment.offset, { maxLineBytes: settings.max_line_bytes }, (line) => {
+        if (!line.tooLong && line.text.trim() === '') {
+          lines.blank += 1;
+          return;
+        }
+        lines.read += 1;
+        if (line.tooLong) return countInvalid('line_too_long', line.offset);
+        let value: unknown;
+        try {
+          value = JSON.parse(line.text);
+        } catch {
+          return countInvalid('invalid_json', line.offset);
+        }
+        const ts = checkEventTime(value);
+        if (typeof ts !== 'number') return countInvalid(ts, line.offset);
+        const event = value as TelemetryEvent;
+        if (segment.cutoff !== null && ts <= segment.cutoff) {
+          lines.old += 1;
+          return;
+        }
+        lines.valid += 1;
+        if (lastTs === null || ts > lastTs) lastTs = ts;
+        window.from = window.from === null || ts < window.from ? ts : window.from;
+        window.to = window.to === null || ts > window.to ? ts : window.to;
+        const ref = { file: segment.file, offset: line.offset };
+        if (isFailure(event)) builder.add('failure', event, ts, ref);
+        else if (event.exit_code === 0) detector.observe(event, ts, ref);
+      });
+    }
+    // The last segment is always the current file: the cursor moves to where it was left.
     cursors[file] = await buildCursor(absolute, file, consumed, lastTs, ctx);
     noticeMostlyInvalid(file, lines.valid - before.valid, lines.invalid - before.invalid, notices);
   }
@@ -123,35 +127,48 @@ function noticeMostlyInvalid(file: string, valid: number, invalid: number, notic
   }
 }
 
-interface Start {
+/** A stretch of one file to read: from a byte offset, keeping only events after `cutoff` (epoch ms). */
+interface Segment {
+  absolute: string;
+  file: string;
   offset: number;
-  /** Lines at or before this time (epoch ms) are old; null reads everything from `offset`. */
   cutoff: number | null;
 }
 
-async function chooseStart(absolute: string, file: string, state: State, ctx: RunContext, notices: string[]): Promise<Start | null> {
+/**
+ * Where to read. Normally from the cursor. If the file was rotated (renamed to `<file>.1` and started
+ * anew), the rotated file is finished from the cursor, then the new one read from its start. If it was
+ * truncated or replaced, the whole file is read and events up to the last one seen count as old.
+ */
+async function planReads(absolute: string, file: string, state: State, ctx: RunContext, notices: string[]): Promise<Segment[] | null> {
   const identity = await ctx.fs.identify(absolute);
   if (!identity) {
     notices.push(`${file}: no telemetry file yet; nothing to read.`);
     return null;
   }
+  const whole = (cutoff: number | null): Segment[] => [{ absolute, file, offset: 0, cutoff }];
   if (ctx.options.since !== undefined) {
     notices.push(`${file}: --since ${ctx.options.since}: read from the start, keeping lines after that time.`);
-    return { offset: 0, cutoff: parseTimestamp(ctx.options.since)! - 1 };
+    return whole(parseTimestamp(ctx.options.since)! - 1);
   }
   const cursor = state.cursors[file];
-  if (!cursor) return { offset: 0, cutoff: null };
-  const fallbackTs = parseTimestamp(cursor.last_timestamp) ?? parseTimestamp(state.last_sleep);
-  if (identity.size < cursor.offset) {
-    notices.push(`${file}: the file shrank below the cursor (${identity.size} < ${cursor.offset} bytes): it was truncated or replaced, so lines were chosen by timestamp (after ${cursor.last_timestamp ?? state.last_sleep ?? 'the beginning'}).`);
-    return { offset: 0, cutoff: fallbackTs };
+  if (!cursor) return whole(null);
+  if (identity.size >= cursor.offset && (await matchesCursor(absolute, cursor, ctx))) return [{ absolute, file, offset: cursor.offset, cutoff: null }];
+  const rotated = `${absolute}.1`;
+  const rotatedIdentity = await ctx.fs.identify(rotated);
+  if (rotatedIdentity && rotatedIdentity.size >= cursor.offset && (await matchesCursor(rotated, cursor, ctx))) {
+    notices.push(`${file}: the log was rotated: finished ${file}.1 from byte ${cursor.offset}, then read the new ${file} from the start.`);
+    return [{ absolute: rotated, file: `${file}.1`, offset: cursor.offset, cutoff: null }, ...whole(null)];
   }
+  const after = cursor.last_timestamp ?? state.last_sleep ?? 'the beginning';
+  const why = identity.size < cursor.offset ? `the file shrank below the cursor (${identity.size} < ${cursor.offset} bytes): it was truncated or replaced` : 'the content before the cursor changed: the file was replaced';
+  notices.push(`${file}: ${why}, so lines were chosen by timestamp (after ${after}).`);
+  return whole(parseTimestamp(cursor.last_timestamp) ?? parseTimestamp(state.last_sleep));
+}
+
+async function matchesCursor(absolute: string, cursor: Cursor, ctx: RunContext): Promise<boolean> {
   const [head, tail] = await fingerprint(absolute, cursor.offset, ctx);
-  if (head !== cursor.head_sha || tail !== cursor.tail_sha) {
-    notices.push(`${file}: the content before the cursor changed: the file was replaced, so lines were chosen by timestamp (after ${cursor.last_timestamp ?? state.last_sleep ?? 'the beginning'}).`);
-    return { offset: 0, cutoff: fallbackTs };
-  }
-  return { offset: cursor.offset, cutoff: null };
+  return head === cursor.head_sha && tail === cursor.tail_sha;
 }
 
 async function buildCursor(absolute: string, file: string, offset: number, lastTs: number | null, ctx: RunContext): Promise<Cursor> {

@@ -1,4 +1,4 @@
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli } from '../helpers/in-process.js';
@@ -35,6 +35,19 @@ describe('ingest', () => {
     const { json } = await cli(dir, ['run', '--no-commit']);
     expect(json.data.lines).toMatchObject({ read: 3, valid: 2, old: 1 });
     expect(json.data.notices.join(' ')).toMatch(/shrank|replaced/);
+  });
+
+  it('a rotated log is finished from the cursor, then the new file is read from its start', async () => {
+    const dir = makeDir({ 'logs/telemetry.jsonl': lines(event(), event()) });
+    await cli(dir, ['run', '--no-commit']);
+    appendFileSync(join(dir, 'logs/telemetry.jsonl'), lines(event({ timestamp: '2026-11-20T11:00:00.000Z' })));
+    renameSync(join(dir, 'logs/telemetry.jsonl'), join(dir, 'logs/telemetry.jsonl.1'));
+    writeFileSync(join(dir, 'logs/telemetry.jsonl'), lines(event({ timestamp: '2026-11-20T12:00:00.000Z' }), event({ timestamp: '2026-11-20T12:01:00.000Z' })));
+    const { json } = await cli(dir, ['run', '--no-commit']);
+    expect(json.data.lines).toMatchObject({ read: 3, valid: 3, old: 0 });
+    expect(json.data.notices.join(' ')).toContain('was rotated');
+    const again = await cli(dir, ['run', '--no-commit']);
+    expect(again.json.data.lines.read).toBe(0);
   });
 
   it('--since reads from that time on, ignoring the cursor', async () => {
