@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// Test-only entry point: the real CLI (built dist) with a fixed clock and injected crash hooks.
+//
+// Environment:
+//   CRASH_CLOCK  ISO time for the fixed clock (default 2026-11-21T03:00:00Z)
+//   CRASH_TRACE  file to append one JSON line per effect call to ({op, path}); used to enumerate crash points
+//   CRASH_AT     "<k>:<mode>": the k-th effect call (1-based, counted over writeAtomic, createExclusive,
+//                remove, rename and git.commitFiles) kills this process with SIGKILL:
+//                  before   before the effect is performed
+//                  after    after the effect completed
+//                  partial  (writeAtomic only) half of the content is written to a temp file named the way
+//                           the real adapter names it, then the process dies before any rename
+// With no CRASH_AT the run is a normal one.
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname } from 'node:path';
+import { defaultDeps } from '../../dist/pipeline/cli/context-from-options.js';
+import { runCli } from '../../dist/pipeline/cli/program.js';
+import { fixedClock } from '../../dist/pipeline/io/clock.js';
+
+const env = process.env;
+const [crashIndex, crashMode] = (env.CRASH_AT ?? '').split(':');
+const target = crashIndex ? Number(crashIndex) : 0;
+let calls = 0;
+
+const die = () => {
+  process.kill(process.pid, 'SIGKILL');
+  // SIGKILL is delivered at once; never continue past this point.
+  for (;;);
+};
+
+/** Wraps one effect: counts it, traces it, and dies before/after it when it is the chosen one. */
+function hook(op, path, perform, partial) {
+  calls += 1;
+  const k = calls;
+  if (env.CRASH_TRACE) appendFileSync(env.CRASH_TRACE, `${JSON.stringify({ k, op, path })}\n`);
+  if (k !== target) return perform();
+  if (crashMode === 'before') die();
+  if (crashMode === 'partial' && partial) {
+    partial();
+    die();
+  }
+  return Promise.resolve(perform()).then((value) => {
+    die();
+    return value;
+  });
+}
+
+const deps = defaultDeps();
+const fs = deps.fs;
+const git = deps.git;
+deps.clock = fixedClock(env.CRASH_CLOCK ?? '2026-11-21T03:00:00Z');
+deps.isTTY = false;
+deps.fs = {
+  ...fs,
+  writeAtomic: (path, content) =>
+    hook('writeAtomic', path, () => fs.writeAtomic(path, content), () => {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(`${path}.${randomBytes(4).toString('hex')}.tmp`, content.slice(0, Math.floor(content.length / 2)));
+    }),
+  createExclusive: (path, content) => hook('createExclusive', path, () => fs.createExclusive(path, content)),
+  remove: (path) => hook('remove', path, () => fs.remove(path)),
+  rename: (from, to) => hook('rename', `${from} -> ${to}`, () => fs.rename(from, to)),
+};
+deps.git = {
+  ...git,
+  commitFiles: (root, files, message, options) =>
+    hook('commitFiles', files.map((file) => file.path).join(','), () => git.commitFiles(root, files, message, options)),
+};
+
+process.exitCode = await runCli(process.argv.slice(2), deps);
