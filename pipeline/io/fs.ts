@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { errors } from '../errors.js';
 import { readLines, type RawLine, type ReadLinesOptions } from './line-reader.js';
 
@@ -23,6 +23,8 @@ export interface FsPort {
   /** Creates the file only if it does not exist; false when it does. */
   createExclusive(path: string, content: string): Promise<boolean>;
   remove(path: string): Promise<void>;
+  /** Removes `<path>.<8 hex>.tmp` files a killed atomic write left behind. */
+  removeStaleTemps(path: string): Promise<void>;
   /** Removes a directory only if it is empty (a lock's folder on a dry run); otherwise does nothing. */
   removeEmptyDir(path: string): Promise<void>;
   /** Atomic rename; false when the source does not exist (someone else moved it first). */
@@ -99,6 +101,18 @@ export const nodeFs: FsPort = {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
       throw errors.io('create', path, error);
+    }
+  },
+  async removeStaleTemps(path) {
+    const prefix = `${basename(path)}.`;
+    let names: string[];
+    try {
+      names = await readdir(dirname(path));
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (name.startsWith(prefix) && /^\.[0-9a-f]{8}\.tmp$/.test(name.slice(prefix.length - 1))) await rm(join(dirname(path), name), { force: true });
     }
   },
   async removeEmptyDir(path) {

@@ -46,7 +46,9 @@ export async function commit<I extends { plan: Plan; reportPath: string; repo: R
   if (branch && (await branchHoldsSameChange(ctx, branch, files))) {
     return { ...input, commit: await ctx.git.resolve(ctx.root, `refs/heads/${branch}`), commitNote: `${branch} already proposes the same change: no new commit` };
   }
-  const result = await ctx.git.commitFiles(ctx.root, files, input.plan.commitMessage, branch ? { branch } : {});
+  // Nothing new tonight but files to commit: an earlier run was interrupted before its commit.
+  const message = input.plan.changes.length > 0 ? input.plan.commitMessage : `sleep-cycle: commit an interrupted run's changes (${ctx.now.toISOString().slice(0, 10)})`;
+  const result = await ctx.git.commitFiles(ctx.root, files, message, branch ? { branch } : {});
   const ignored = result.ignored.length > 0 ? ` (git ignores ${result.ignored.join(', ')})` : '';
   if (!result.sha) return { ...input, commit: null, commitNote: `nothing to commit${ignored}` };
   const where = branch ? ` on branch ${branch}` : input.repo.head?.kind === 'detached' ? ' on a detached HEAD' : '';
