@@ -307,8 +307,9 @@ describe('crash safety: SIGKILL before/after every effect of a run, then a norma
   });
 });
 
-describe('known defects', () => {
-  const known = points.filter((p) => KNOWN_DEFECTS.has(name(p)));
+const known = points.filter((p) => KNOWN_DEFECTS.has(name(p)));
+// Only when a crash point is known not to converge (an empty describe is an error in vitest).
+if (known.length > 0) describe('known defects', () => {
   it.concurrent.each(known.map((p) => [name(p), p] as const))('%s', async (_name, point) => {
     await crashAndRecover(point);
   });
