@@ -31,6 +31,24 @@ export interface FsPort {
   rename(from: string, to: string): Promise<boolean>;
 }
 
+/**
+ * Appends text with ONE write on an O_APPEND descriptor, so concurrent writers (agent sessions, hooks,
+ * importers) never interleave inside a line. Throws E_IO.
+ */
+export async function appendOnce(path: string, text: string): Promise<void> {
+  try {
+    await mkdir(dirname(path), { recursive: true });
+    const handle = await open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644);
+    try {
+      await handle.write(text);
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    throw errors.io('append to', path, error);
+  }
+}
+
 export const nodeFs: FsPort = {
   async readText(path) {
     try {

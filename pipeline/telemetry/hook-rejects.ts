@@ -1,6 +1,5 @@
-import { constants } from 'node:fs';
-import { mkdir, open, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { appendOnce } from '../io/fs.js';
 import { redact, redactDeep } from '../synth/redact.js';
 import { truncateMiddle } from './logger.js';
 
@@ -49,12 +48,6 @@ export function redactPayload(payload: string): string {
 export async function appendHookReject(path: string, reject: HookReject): Promise<boolean> {
   const size = await stat(path).then((info) => info.size, () => 0);
   if (size >= MAX_REJECTS_BYTES) return false;
-  await mkdir(dirname(path), { recursive: true });
-  const handle = await open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644);
-  try {
-    await handle.write(`${JSON.stringify(reject)}\n`);
-  } finally {
-    await handle.close();
-  }
+  await appendOnce(path, `${JSON.stringify(reject)}\n`);
   return true;
 }
