@@ -1,6 +1,6 @@
 import type { RunContext } from '../context.js';
-import { addRules, parseMemory } from '../memory/memory-md.js';
-import { addSkillRules, parseSkillRules, type SkillRule } from '../memory/skills-yaml.js';
+import { addRules } from '../memory/memory-md.js';
+import { addSkillRules, type SkillRule } from '../memory/skills-yaml.js';
 import { renderState, STATE_VERSION, type Cursor, type LedgerEntry, type PendingCluster, type QuarantineEntry, type State } from '../memory/state.js';
 import { finalRuleText } from '../synth/rule-text.js';
 import { textSha } from '../synth/rule-id.js';
@@ -53,6 +53,8 @@ interface PlanInput {
   cursors: Record<string, Cursor>;
   clusters: Cluster[];
   humanChanges: HumanChange[];
+  /** What reconcile found in the target files (a crashed run may already have written a rule). */
+  present: Map<string, Map<string, string>>;
   lifecycleText: string | undefined;
   /** Clusters past the LLM budget: back to pending for a later night. */
   deferred: PromotedCluster[];
@@ -77,7 +79,7 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
   const rules: Record<string, LedgerEntry> = { ...input.state.rules };
   const quarantine: Record<string, QuarantineEntry> = { ...input.state.quarantine };
   const additions = new Map<string, SkillRule[]>();
-  const present = presentIds(input, options.settings.skills_dir);
+  const present = input.present;
   const proposals: Proposal[] = [];
   const event = (rule: string, from: string, to: string, reason: string): LifecycleEvent => ({ rule, from, to, reason, time: now, run: options.runId });
   const events: LifecycleEvent[] = input.humanChanges
@@ -180,15 +182,6 @@ export function buildTargetChanges(
     }
   }
   return changes;
-}
-
-function presentIds(input: PlanInput, skillsDir: string): Map<string, Set<string>> {
-  const present = new Map<string, Set<string>>();
-  if (input.memoryText !== undefined) present.set('memory', new Set(parseMemory(input.memoryText).rules.map((r) => r.id)));
-  for (const [skill, text] of Object.entries(input.skillTexts)) {
-    if (text !== undefined) present.set(`skill:${skill}`, new Set(parseSkillRules(text, `${skillsDir}/${skill}.yaml`).map((r) => r.id)));
-  }
-  return present;
 }
 
 export function commitMessage(proposals: Proposal[], now: Date): string {

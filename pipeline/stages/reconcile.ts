@@ -13,6 +13,8 @@ export interface HumanChange {
 export interface Reconciled {
   state: State;
   humanChanges: HumanChange[];
+  /** Target (`memory`, `skill:<name>`) -> rule id -> text, for every target file that exists. */
+  present: Map<string, Map<string, string>>;
 }
 
 /**
@@ -46,7 +48,7 @@ export async function reconcile<I extends { state: State; memoryText: string | u
       rules[id] = rule;
     }
   }
-  return { ...input, notices, state: { ...input.state, rules, burned }, humanChanges };
+  return { ...input, notices, state: { ...input.state, rules, burned }, humanChanges, present };
 }
 
 /** Target -> (rule id -> text) for every target file that exists; a missing file proves nothing. */
