@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Option } from 'commander';
 import { errors } from '../errors.js';
@@ -21,7 +20,9 @@ export async function initCommand(options: InitOptions, deps: CliDeps): Promise<
   const read = (path: string) => deps.fs.readText(resolve(root, path));
   const existing: Record<string, string | undefined> = {};
   for (const path of ['config/safety-rules.yaml', 'config/sleep-cycle.yaml', 'MEMORY.md', '.sleep-cycle/.gitignore', 'logs/.gitignore']) existing[path] = await read(path);
-  const plan = buildInitPlan(existing, { policy, safetyRules: await readFile(bundledSafetyRulesPath(), 'utf8') });
+  const safetyRules = await deps.fs.readText(bundledSafetyRulesPath());
+  if (safetyRules === undefined) throw errors.internal(`the bundled safety policy is missing at ${bundledSafetyRulesPath()}: reinstall sleep-cycle.`);
+  const plan = buildInitPlan(existing, { policy, safetyRules });
   for (const file of plan.filter((f) => f.action !== 'kept')) await deps.fs.writeAtomic(resolve(root, file.path), file.content);
   const data = { files: plan.map(({ path, action }) => ({ path, action })), logs: policy, hook_snippet: HOOK_SNIPPET };
   return printSuccess(deps, Boolean(options.json), data, () => renderInit(plan, policy));
