@@ -82,6 +82,8 @@ interface Accumulator {
 /** Groups candidate events into clusters as they stream past; memory is bounded per cluster. */
 export class ClusterBuilder {
   private readonly clusters = new Map<string, Accumulator>();
+  /** Raw category → cleaned category, per night (categories are few; the cap guards hostile logs). */
+  private readonly categories = new Map<string, string>();
   /** Events that would have opened a cluster past `maxClusters` (a pathological night). */
   overflow = 0;
 
@@ -91,7 +93,7 @@ export class ClusterBuilder {
   ) {}
 
   add(kind: ClusterKind, event: TelemetryEvent, ts: number, ref: EventRef, baseline: number | null = null): void {
-    const category = kind === 'failure' ? failureCategory(event) : null;
+    const category = kind === 'failure' ? failureCategory(event, this.categories) : null;
     const tool = this.toolName(event.tool_name);
     const mapKey = `${kind}\u0000${tool}\u0000${category ?? ''}`;
     let acc = this.clusters.get(mapKey);
@@ -139,21 +141,18 @@ export class ClusterBuilder {
  * A category is an identifier (`git_error`), never prose: anything else in the field is attacker-
  * controllable text that would otherwise flow into rule texts, so it becomes `uncategorized`.
  */
-export function failureCategory(event: TelemetryEvent): string {
+export function failureCategory(event: TelemetryEvent, memo: Map<string, string> = new Map()): string {
   const raw = event.error_category;
   if (raw === undefined || raw === null) return 'uncategorized';
-  let clean = categories.get(raw);
+  let clean = memo.get(raw);
   if (clean === undefined) {
     const category = raw.trim();
     clean = category && CATEGORY.test(category) && redact(category) === category ? category : 'uncategorized';
-    // Categories are few; the cap only stops a hostile log from growing this without bound.
-    if (categories.size < 10_000) categories.set(raw, clean);
+    if (memo.size < 10_000) memo.set(raw, clean);
   }
   return clean;
 }
 
-/** Memo of raw category → cleaned category (pure function of its key, so sharing it is safe). */
-const categories = new Map<string, string>();
 
 const CATEGORY = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
 
