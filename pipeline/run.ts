@@ -3,6 +3,7 @@ import { acquireLock } from './io/lock.js';
 import { repoPaths } from './io/paths.js';
 import { apply, writeReport } from './stages/apply.js';
 import { commit } from './stages/commit.js';
+import { decay } from './stages/decay.js';
 import { gate } from './stages/gate.js';
 import { ingest } from './stages/ingest.js';
 import { load } from './stages/load.js';
@@ -34,6 +35,7 @@ export const STAGES: readonly StageSpec[] = [
   { name: 'gate', inDryRun: true, run: gate },
   { name: 'synthesize', inDryRun: true, run: synthesize },
   { name: 'validate', inDryRun: true, run: validate },
+  { name: 'decay', inDryRun: true, run: decay },
   { name: 'plan', inDryRun: true, run: plan },
   { name: 'report', inDryRun: true, run: report },
   { name: 'write-report', inDryRun: true, run: writeReport },

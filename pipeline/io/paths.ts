@@ -8,6 +8,7 @@ export interface RepoPaths {
   report: string;
   state: string;
   lifecycle: string;
+  archive: string;
   lock: string;
   safetyRules: string;
   skill(name: string): string;
@@ -19,6 +20,7 @@ export function repoPaths(root: string, settings: Settings): RepoPaths {
     report: resolve(root, settings.report_file),
     state: resolve(root, settings.state_dir, 'state.json'),
     lifecycle: resolve(root, settings.state_dir, 'lifecycle.jsonl'),
+    archive: resolve(root, settings.archive_file),
     lock: resolve(root, settings.state_dir, 'lock'),
     safetyRules: resolve(root, settings.safety_rules),
     skill: (name) => resolve(root, settings.skills_dir, `${name}.yaml`),

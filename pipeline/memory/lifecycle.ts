@@ -13,6 +13,10 @@ export interface LifecycleEvent {
   forced?: boolean;
   /** For quarantines and accepts: which text (its sha), since a draft id can carry new text later. */
   text_sha?: string;
+  /** For lifecycle moves: when the rule entered `from` (the same move after a crash is logged once). */
+  since?: string;
+  /** `status` when the event changes a rule's status (validated, refined) rather than its state. */
+  field?: 'status';
 }
 
 export function renderEvents(events: LifecycleEvent[]): string {

@@ -103,6 +103,37 @@ export function addRules(text: string, rules: MemoryRule[]): string {
   return `${text.slice(0, offset)}${lead}${gap}${bullets.join(eol)}${eol}${text.slice(offset)}`;
 }
 
+/**
+ * Removes the bullets of these rule ids from the section (archived rules), line and line ending
+ * included. Every other byte stays as it was; a human line is never removed.
+ */
+export function removeRules(text: string, ids: ReadonlySet<string>): string {
+  if (ids.size === 0) return text;
+  const scan = scanMemory(text);
+  if (!scan.section) return text;
+  const cuts: [number, number][] = [];
+  for (let i = scan.section.heading + 1; i < scan.section.end; i++) {
+    const line = scan.lines[i]!;
+    if (line.fenced) continue;
+    const match = RULE_LINE.exec(line.text);
+    if (match && ids.has(match[2]!)) cuts.push([line.start, line.next]);
+  }
+  let out = '';
+  let at = 0;
+  for (const [start, next] of cuts) {
+    out += text.slice(at, start);
+    at = next;
+  }
+  return out + text.slice(at);
+}
+
+/** Lines as an editor counts them (a final line break does not start another line). */
+export function countLines(text: string): number {
+  if (text.length === 0) return 0;
+  const breaks = text.split('\n').length - 1;
+  return text.endsWith('\n') ? breaks : breaks + 1;
+}
+
 export function renderRule(rule: MemoryRule): string {
   return `- ${sanitizeRuleText(rule.text)} <!-- rule:${rule.id} -->`;
 }

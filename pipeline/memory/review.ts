@@ -16,7 +16,7 @@ export interface ReviewInput {
 export interface ReviewOptions {
   now: Date;
   runId: string;
-  settings: { memory_file: string; skills_dir: string; state_dir: string; reject_cooldown_days: number };
+  settings: { memory_file: string; skills_dir: string; archive_file: string; state_dir: string; reject_cooldown_days: number };
 }
 
 export interface ReviewPlan {
@@ -62,11 +62,13 @@ export function buildReviewPlan(input: ReviewInput, action: ReviewAction, option
       id: quarantined.id, cluster_id: quarantined.cluster_id, kind: quarantined.kind,
       tool_name: quarantined.tool_name, error_category: quarantined.error_category, text: quarantined.text, text_sha: textSha(quarantined.text),
       target: quarantined.target, state: 'active', created: now, last_seen: quarantined.provenance?.last_seen ?? now, hits: 0, pinned: false,
+      // Approved by a human: a validated rule, which does not decay.
+      status: 'validated', last_reinforced: now, last_accessed: null, accesses: 0, state_since: now, weight: 1, tool_calls: 0,
       provenance: quarantined.provenance ?? emptyProvenance(now),
     };
     state.rules[entry.id] = entry;
     delete state.quarantine[action.id];
-    changes.push(...buildTargetChanges(input, new Map([[entry.target, [{ id: entry.id, text: entry.text, cluster: entry.cluster_id }]]]), options.settings));
+    changes.push(...buildTargetChanges(input, new Map([[entry.target, [{ id: entry.id, text: entry.text, cluster: entry.cluster_id }]]]), new Map(), options.settings));
     const forced = quarantined.safety_blocked;
     events = [{ ...event(entry.id, 'quarantined', 'active', forced ? `accepted in review despite: ${quarantined.reasons.join('; ')}` : 'accepted in review', forced), text_sha: textSha(entry.text) }];
     summary = `accepted ${entry.id} into ${entry.target}${forced ? ' (forced past the safety checks; audited)' : ''}: "${entry.text}"`;

@@ -37,6 +37,43 @@ export function addSkillRules(text: string | undefined, skill: string, file: str
   return rewriteDocument(doc, items, lineEnding(source));
 }
 
+/**
+ * Removes the derived_rules items with these ids (archived rules), cutting their lines out of the
+ * original text; when the splice cannot be verified, the Document API removes them instead.
+ */
+export function removeSkillRules(text: string, file: string, ids: ReadonlySet<string>): string {
+  const doc = parseSkill(text, file);
+  const seq = doc.get('derived_rules');
+  if (ids.size === 0 || !isSeq(seq)) return text;
+  const doomed = seq.items.filter((item) => isMap(item) && ids.has(String(item.get('id'))));
+  if (doomed.length === 0) return text;
+  const expected = (((doc.toJS() ?? {}) as Record<string, unknown>).derived_rules as { id?: unknown }[]).filter((item) => !ids.has(String(item?.id)));
+  if (!seq.flow && doomed.length < seq.items.length) {
+    let out = '';
+    let at = 0;
+    for (const item of doomed as { range?: [number, number, number] | null }[]) {
+      if (!item.range) break;
+      const start = text.lastIndexOf('\n', item.range[0] - 1) + 1;
+      out += text.slice(at, start);
+      at = lineBoundaryAtOrAfter(text, item.range[1]);
+    }
+    out += text.slice(at);
+    try {
+      const after = parseDocument(out);
+      const old = (doc.toJS() ?? {}) as Record<string, unknown>;
+      if (after.errors.length === 0 && isDeepStrictEqual(after.toJS(), { ...old, derived_rules: expected })) return out;
+    } catch {
+      // fall back below
+    }
+  }
+  const kept = new YAMLSeq();
+  kept.flow = seq.items.length === doomed.length;
+  kept.items = seq.items.filter((item) => !doomed.includes(item));
+  doc.set('derived_rules', kept);
+  const out = doc.toString({ lineWidth: 0 });
+  return lineEnding(text) === '\r\n' ? out.replace(/\r?\n/g, '\r\n') : out;
+}
+
 interface NewItem {
   id: string;
   rule: string;

@@ -35,7 +35,28 @@ export interface PendingCluster {
   baseline_ms?: number | null;
 }
 
-export type RuleState = 'active' | 'rejected';
+/**
+ * Where a rule is in its life. `active`/`decaying`/`pinned` rules are in their target file; `archived`
+ * and `expired` ones in the archive file; `deleted` ones only in the audit; `rejected` ones were
+ * removed by a human and are not proposed again.
+ */
+export type RuleState = 'active' | 'decaying' | 'archived' | 'expired' | 'deleted' | 'pinned' | 'rejected';
+
+/** How much a rule is trusted: `validated` rules do not decay; `refined` and `invalidated` decay fast. */
+export type RuleStatus = 'active' | 'validated' | 'refined' | 'invalidated';
+
+export type EffectivenessVerdict = 'measuring' | 'working' | 'improving' | 'ineffective' | 'unused';
+
+/** Failure rate of the rule's cluster per day before adoption and since. */
+export interface Effectiveness {
+  before_per_day: number;
+  after_per_day: number;
+  /** after / before − 1 (−1: the failures stopped). */
+  change: number;
+  verdict: EffectivenessVerdict;
+  days_since_adoption: number;
+  tool_calls_since: number;
+}
 
 export interface LedgerEntry {
   id: string;
@@ -52,6 +73,25 @@ export interface LedgerEntry {
   last_seen: string;
   hits: number;
   pinned: boolean;
+  /** Lifecycle fields (absent in ledgers written before decay existed: see withLifecycleDefaults). */
+  status?: RuleStatus;
+  /** Last reinforcement: created, restored, recurred, accessed, edited by a human. */
+  last_reinforced?: string;
+  last_accessed?: string | null;
+  accesses?: number;
+  /** When the rule entered its current state. */
+  state_since?: string;
+  /** The state a pinned rule returns to on unpin. */
+  pinned_from?: RuleState | null;
+  /** Weight at the last evaluation, in [0, 1]. */
+  weight?: number;
+  /** Calls of the rule's tool counted since adoption (effectiveness needs the tool to stay in use). */
+  tool_calls?: number;
+  effectiveness?: Effectiveness | null;
+  supersedes?: string | null;
+  superseded_by?: string | null;
+  /** Why it was archived (shown in the archive file and by `list`). */
+  archive_reason?: string | null;
   provenance: {
     synthesizer: string;
     count: number;
@@ -65,6 +105,28 @@ export interface LedgerEntry {
     prompt_version: string | null;
   };
 }
+
+export type LifecycleRule = LedgerEntry & Required<Pick<LedgerEntry, 'status' | 'last_reinforced' | 'last_accessed' | 'accesses' | 'state_since' | 'weight' | 'tool_calls'>>;
+
+/** A ledger entry with every lifecycle field filled: older ledgers read as if reinforced when created. */
+export function withLifecycleDefaults(rule: LedgerEntry): LifecycleRule {
+  const last = rule.last_seen > rule.created ? rule.last_seen : rule.created;
+  return {
+    ...rule,
+    status: rule.status ?? (rule.pinned ? 'validated' : 'active'),
+    last_reinforced: rule.last_reinforced ?? last,
+    last_accessed: rule.last_accessed ?? null,
+    accesses: rule.accesses ?? 0,
+    state_since: rule.state_since ?? rule.created,
+    weight: rule.weight ?? 1,
+    tool_calls: rule.tool_calls ?? 0,
+  };
+}
+
+/** States whose rule text is in its target file (MEMORY.md or a skill file). */
+export const IN_TARGET: readonly RuleState[] = ['active', 'decaying', 'pinned'];
+/** States whose rule text is in the archive file. */
+export const IN_ARCHIVE: readonly RuleState[] = ['archived', 'expired'];
 
 export interface QuarantineEntry {
   id: string;
@@ -153,6 +215,15 @@ export function parseState(text: string | undefined, path: string): State {
     }
   }
   return state;
+}
+
+/**
+ * The state without what only the passing of time changes (weights, effectiveness figures): a night
+ * with no new event and no transition must not rewrite state.json just because a day went by.
+ */
+export function withoutTimeDerived(state: State): State {
+  const rules = Object.fromEntries(Object.entries(state.rules).map(([id, rule]) => [id, { ...rule, weight: undefined, effectiveness: undefined }]));
+  return { ...state, last_sleep: null, rules };
 }
 
 /** Pretty-printed with sorted keys, so the committed diff shows only what changed. */

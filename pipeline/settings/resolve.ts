@@ -40,7 +40,21 @@ export function resolveSettings(options: ResolveSettingsOptions): ResolvedSettin
   for (const [key, value] of Object.entries(options.flags)) {
     if (value !== undefined) apply(key as SettingKey, value, 'flag', `--${key.replaceAll('_', '-')}`);
   }
-  return { settings: settings as unknown as Settings, sources };
+  const resolved = settings as unknown as Settings;
+  if (resolved.archive_threshold >= resolved.decaying_threshold) {
+    throw errors.config(
+      sourceName(sources.archive_threshold, options.filePath, 'archive_threshold'), 'archive_threshold',
+      `below decaying_threshold (${resolved.decaying_threshold})`, resolved.archive_threshold,
+      'A rule must be flagged as decaying before it can be archived.',
+    );
+  }
+  return { settings: resolved, sources };
+}
+
+function sourceName(source: SettingSource, file: string, key: SettingKey): string {
+  if (source === 'file') return file;
+  if (source === 'env') return `environment ${envName(key)}`;
+  return source === 'flag' ? `--${key.replaceAll('_', '-')}` : 'defaults';
 }
 
 export function envName(key: SettingKey): string {

@@ -28,6 +28,34 @@ export interface Settings {
   url_allowlist: string[];
   reject_cooldown_days: number;
   error_categories: CategoryPatternSpec[];
+  decay_function: DecayFunctionName;
+  decay_half_life_days: number;
+  decay_grace_days: number;
+  decay_grace_days_skills: number;
+  decay_linear_days: number;
+  decay_steps: DecayStep[];
+  decay_fast_grace_days: number;
+  decay_fast_half_life_days: number;
+  decaying_threshold: number;
+  archive_threshold: number;
+  ttl_days: number;
+  importance_max_multiplier: number;
+  archive_retention_days: number;
+  expired_retention_days: number;
+  memory_max_lines: number;
+  archive_file: string;
+  effectiveness_min_days: number;
+  ineffective_ratio: number;
+  validate_quiet_days: number;
+  validate_min_calls: number;
+}
+
+export type DecayFunctionName = 'power-law' | 'exponential' | 'linear' | 'step';
+
+/** From `after_days` past the grace period on, a rule's weight is at most `weight`. */
+export interface DecayStep {
+  after_days: number;
+  weight: number;
 }
 
 export type SettingKey = keyof Settings;
@@ -116,6 +144,36 @@ const categoryPatterns = (value: unknown) => {
   return { ok: true as const, value: specs };
 };
 
+const fraction = (value: unknown) =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 1
+    ? { ok: true as const, value }
+    : { ok: false as const, expected: 'a number from 0 to 1' };
+
+/** `[{after_days, weight}]` with days increasing and weights not increasing, so weight stays monotone. */
+const decaySteps = (value: unknown) => {
+  const expected = (problem: string) => ({ ok: false as const, expected: `a list of {after_days, weight} (days increasing, weights from 1 down to 0, never rising) — ${problem}` });
+  if (!Array.isArray(value) || value.length === 0) return expected('found no list');
+  const steps: DecayStep[] = [];
+  for (const [i, item] of value.entries()) {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) return expected(`item ${i + 1} is not a map`);
+    const { after_days, weight, ...rest } = item as Record<string, unknown>;
+    if (Object.keys(rest).length > 0) return expected(`item ${i + 1} has unknown key "${Object.keys(rest)[0]}"`);
+    if (typeof after_days !== 'number' || !Number.isFinite(after_days) || after_days < 0) return expected(`item ${i + 1} has after_days ${JSON.stringify(after_days)}`);
+    if (!fraction(weight).ok) return expected(`item ${i + 1} has weight ${JSON.stringify(weight)}`);
+    const previous = steps.at(-1);
+    if (previous && (after_days <= previous.after_days || (weight as number) > previous.weight)) return expected(`item ${i + 1} does not follow item ${i}`);
+    steps.push({ after_days, weight: weight as number });
+  }
+  return { ok: true as const, value: steps };
+};
+
+/** `30:0.5,60:0.25,90:0` in an environment variable. */
+const asSteps = (text: string): unknown =>
+  text.split(',').map((pair) => {
+    const [days, weight] = pair.split(':');
+    return { after_days: asNumber(days ?? ''), weight: asNumber(weight ?? '') };
+  });
+
 const asNumber = (text: string): unknown => (text.trim() === '' ? text : Number(text));
 const asList = (text: string): unknown => text.split(',').map((item) => item.trim()).filter(Boolean);
 
@@ -151,6 +209,26 @@ export const SETTINGS: Record<SettingKey, SettingSpec> = {
     default: [],
     check: categoryPatterns,
   },
+  decay_function: { description: 'How a rule loses weight once its grace period is over: power-law (ACT-R, b = 0.5), exponential (half-life), linear (to zero over decay_linear_days), or step (decay_steps).', default: 'power-law', check: oneOf('power-law', 'exponential', 'linear', 'step'), fromEnv: (t) => t },
+  decay_half_life_days: { description: 'Days after the grace period at which a rule weighs 0.5 (power-law and exponential).', default: 30, check: num(0), fromEnv: asNumber },
+  decay_grace_days: { description: 'Days after its last reinforcement during which a MEMORY.md rule does not decay at all.', default: 28, check: int(0, 36_500), fromEnv: asNumber },
+  decay_grace_days_skills: { description: 'The grace period of rules in skills/*.yaml (a separate tier).', default: 28, check: int(0, 36_500), fromEnv: asNumber },
+  decay_linear_days: { description: 'With decay_function linear: days after the grace period at which the weight reaches 0.', default: 90, check: num(0), fromEnv: asNumber },
+  decay_steps: { description: 'With decay_function step: a list of {after_days, weight} applied after the grace period.', default: [{ after_days: 30, weight: 0.5 }, { after_days: 60, weight: 0.25 }, { after_days: 90, weight: 0 }], check: decaySteps, fromEnv: asSteps },
+  decay_fast_grace_days: { description: 'Grace period of refined (superseded) and invalidated rules.', default: 7, check: int(0, 36_500), fromEnv: asNumber },
+  decay_fast_half_life_days: { description: 'Half-life of refined (superseded) and invalidated rules.', default: 14, check: num(0), fromEnv: asNumber },
+  decaying_threshold: { description: 'Below this weight an active rule is "decaying": still in memory, flagged in the report.', default: 0.5, check: fraction, fromEnv: asNumber },
+  archive_threshold: { description: 'Below this weight a rule is archived (moved to archive_file). Must be below decaying_threshold.', default: 0.1, check: fraction, fromEnv: asNumber },
+  ttl_days: { description: 'A rule not reinforced for this many days is archived whatever its weight (extended by importance).', default: 90, check: num(0), fromEnv: asNumber },
+  importance_max_multiplier: { description: 'Most that evidence (count, sessions) and accesses can stretch a rule\'s grace period and TTL.', default: 4, check: (v: unknown) => (typeof v === 'number' && v >= 1 && v <= 100 ? { ok: true as const, value: v } : { ok: false as const, expected: 'a number from 1 to 100' }), fromEnv: asNumber },
+  archive_retention_days: { description: 'Days an archived rule stays restorable before it expires.', default: 180, check: num(0), fromEnv: asNumber },
+  expired_retention_days: { description: 'Days an expired rule stays listed in the archive before it is deleted (its audit history stays).', default: 30, check: num(0), fromEnv: asNumber },
+  memory_max_lines: { description: 'Ceiling on MEMORY.md lines: above it, the lowest-weight unpinned derived rules are archived.', default: 500, check: int(10, 1_000_000), fromEnv: asNumber },
+  archive_file: { description: 'Human-readable, git-tracked file listing archived and expired rules.', default: 'memory/archive.md', check: path, fromEnv: (t) => t },
+  effectiveness_min_days: { description: 'Days a rule must be in place before its effectiveness is judged.', default: 14, check: num(0), fromEnv: asNumber },
+  ineffective_ratio: { description: 'A rule whose failures since adoption come at this fraction of the old daily rate or more is ineffective.', default: 0.5, check: fraction, fromEnv: asNumber },
+  validate_quiet_days: { description: 'Days without its failure (while the tool kept being used) after which a rule is validated.', default: 14, check: num(0), fromEnv: asNumber },
+  validate_min_calls: { description: 'Calls of the tool since adoption needed before a quiet rule counts as working rather than unused.', default: 20, check: int(1), fromEnv: asNumber },
 };
 
 export const SETTING_KEYS = Object.keys(SETTINGS) as SettingKey[];

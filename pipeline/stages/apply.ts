@@ -29,7 +29,7 @@ export async function apply<I extends { plan: Plan; reportPath: string; skillTex
 ): Promise<I & Written> {
   // Temp files a killed run left next to the files sleep-cycle manages, even on a night with nothing to write.
   const { settings } = ctx;
-  const managed = [settings.memory_file, settings.report_file, `${settings.state_dir}/state.json`, `${settings.state_dir}/lifecycle.jsonl`,
+  const managed = [settings.memory_file, settings.report_file, settings.archive_file, `${settings.state_dir}/state.json`, `${settings.state_dir}/lifecycle.jsonl`,
     ...Object.keys(input.skillTexts).map((skill) => `${settings.skills_dir}/${skill}.yaml`)];
   for (const path of managed) await ctx.fs.removeStaleTemps(resolve(ctx.root, path));
   await applyChanges(ctx, input.plan.changes);

@@ -2,9 +2,9 @@ import { resolve } from 'node:path';
 import type { RunContext } from '../context.js';
 import { errors } from '../errors.js';
 import type { FileToCommit, RepoInfo } from '../io/git.js';
-import { addRules, parseMemory } from '../memory/memory-md.js';
-import { addSkillRules, parseSkillRules } from '../memory/skills-yaml.js';
-import type { LedgerEntry } from '../memory/state.js';
+import { addRules, parseMemory, removeRules } from '../memory/memory-md.js';
+import { addSkillRules, parseSkillRules, removeSkillRules } from '../memory/skills-yaml.js';
+import { IN_TARGET, type LedgerEntry } from '../memory/state.js';
 import type { Plan } from './plan.js';
 
 export interface Committed {
@@ -34,8 +34,8 @@ export async function commit<I extends { plan: Plan; reportPath: string; repo: R
     head: await ctx.git.readHead(ctx.root, path),
   });
   const { settings } = ctx;
-  const rules = Object.values(input.plan.nextState.rules).filter((rule) => rule.state === 'active');
-  const owned = await Promise.all([`${settings.state_dir}/state.json`, `${settings.state_dir}/lifecycle.jsonl`].map(read));
+  const rules = Object.values(input.plan.nextState.rules);
+  const owned = await Promise.all([`${settings.state_dir}/state.json`, `${settings.state_dir}/lifecycle.jsonl`, settings.archive_file].map(read));
   const targets = await Promise.all([...new Set(rules.map((rule) => rule.target))].sort().map((target) => read(targetPath(target, settings))));
   const report = await read(input.reportPath);
   const files = buildCommitFiles({ owned, targets, report, rules, settings });
@@ -87,18 +87,21 @@ async function branchHoldsSameChange(ctx: RunContext, branch: string, files: Fil
   return true;
 }
 
+/** State fields set to the run's own time (or derived from it): the same night run later differs only there. */
+const RUN_TIME_KEYS = new Set(['created', 'at', 'last_reinforced', 'state_since', 'weight', 'effectiveness']);
+
 /** A file's content without the fields that change on every run even when nothing else does. */
 export function stableForm(path: string, content: string): string {
   if (path.endsWith('state.json')) {
     try {
       const state = JSON.parse(content) as Record<string, unknown>;
       delete state.last_sleep;
-      return JSON.stringify(state, (key, value: unknown) => (key === 'created' || key === 'at' ? undefined : value));
+      return JSON.stringify(state, (key, value: unknown) => (RUN_TIME_KEYS.has(key) ? undefined : value));
     } catch {
       return content;
     }
   }
-  if (path.endsWith('.jsonl')) return content.replace(/"time":"[^"]*","run":"[^"]*"/g, '');
+  if (path.endsWith('.jsonl')) return content.replace(/"time":"[^"]*","run":"[^"]*"/g, '').replace(/,"since":"[^"]*"/g, '');
   return content.replace(/^_sleep-cycle run-\S+ at \S+ /m, '');
 }
 
@@ -118,6 +121,7 @@ interface CommitFilesInput {
   settings: { memory_file: string; skills_dir: string };
 }
 
+
 /** Pure: the contents to commit, only for files that differ from HEAD; the report only alongside others. */
 export function buildCommitFiles(input: CommitFilesInput): FileToCommit[] {
   const files: FileToCommit[] = [];
@@ -133,7 +137,10 @@ export function buildCommitFiles(input: CommitFilesInput): FileToCommit[] {
   return files;
 }
 
-/** HEAD's version of a memory or skill file plus the active rules that are in the working tree but not at HEAD. */
+/**
+ * HEAD's version of a memory or skill file, plus the rules in memory that are in the working tree but not
+ * at HEAD, minus the rules sleep-cycle moved out (archived, expired, deleted) that HEAD still has.
+ */
 function ownLinesOnHead(file: FileVersions, rules: LedgerEntry[], settings: CommitFilesInput['settings']): string | undefined {
   if (file.working === undefined) return undefined;
   const isMemory = file.path === settings.memory_file;
@@ -141,11 +148,14 @@ function ownLinesOnHead(file: FileVersions, rules: LedgerEntry[], settings: Comm
     new Set(text === undefined ? [] : (isMemory ? parseMemory(text).rules : parseSkillRules(text, file.path)).map((rule) => rule.id));
   const working = ids(file.working);
   const atHead = ids(file.head);
-  const mine = rules.filter((rule) => targetPathOf(rule, settings) === file.path && working.has(rule.id) && !atHead.has(rule.id));
-  if (mine.length === 0) return file.head;
+  const here = rules.filter((rule) => targetPathOf(rule, settings) === file.path);
+  const mine = here.filter((rule) => IN_TARGET.includes(rule.state) && working.has(rule.id) && !atHead.has(rule.id));
+  const gone = new Set(here.filter((rule) => !IN_TARGET.includes(rule.state) && rule.state !== 'rejected' && atHead.has(rule.id) && !working.has(rule.id)).map((rule) => rule.id));
+  if (mine.length === 0 && gone.size === 0) return file.head;
   const lines = mine.map((rule) => ({ id: rule.id, text: rule.text, cluster: rule.cluster_id }));
-  if (isMemory) return addRules(file.head ?? '', lines);
-  return addSkillRules(file.head, file.path.slice(settings.skills_dir.length + 1).replace(/\.yaml$/, ''), file.path, lines);
+  if (isMemory) return addRules(removeRules(file.head ?? '', gone), lines);
+  const head = file.head === undefined ? undefined : removeSkillRules(file.head, file.path, gone);
+  return addSkillRules(head, file.path.slice(settings.skills_dir.length + 1).replace(/\.yaml$/, ''), file.path, lines);
 }
 
 function targetPath(target: string, settings: { memory_file: string; skills_dir: string }): string {

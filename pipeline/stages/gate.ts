@@ -1,13 +1,21 @@
 import type { RunContext } from '../context.js';
-import { isBurned, type PendingCluster, type State } from '../memory/state.js';
+import { IN_ARCHIVE, IN_TARGET, isBurned, type LedgerEntry, type PendingCluster, type State } from '../memory/state.js';
 import type { Cluster, Evidence } from './cluster.js';
 
 export interface PromotedCluster extends Cluster {
   /** How many of `count` were carried over from earlier nights. */
   carried_over: number;
+  /** Set when an earlier rule for this cluster proved ineffective: the new rule supersedes it. */
+  refines?: Refines;
 }
 
-export type ClusterOutcome = 'promoted' | 'pending' | 'covered' | 'burned';
+export interface Refines {
+  rule_id: string;
+  before_per_day: number;
+  after_per_day: number;
+}
+
+export type ClusterOutcome = 'promoted' | 'pending' | 'covered' | 'restored' | 'burned';
 
 export interface Recurrence {
   rule_id: string;
@@ -65,9 +73,7 @@ export function computeGate(
 ): GateResult {
   const windowStart = dayOf((options.reference ?? now).getTime() - settings.window_days * 86_400_000);
   const reread = options.rereadFrom;
-  const activeRuleByCluster = new Map(
-    Object.values(state.rules).filter((rule) => rule.state === 'active').map((rule) => [rule.cluster_id, rule.id]),
-  );
+  const { covering, refining } = rulesByCluster(state);
   const pending: Record<string, PendingCluster> = {};
   let expired = 0;
   for (const [id, item] of Object.entries(state.pending)) {
@@ -80,10 +86,10 @@ export function computeGate(
 
   for (const cluster of clusters) {
     result.windowCounts[cluster.id] = cluster.count;
-    const ruleId = activeRuleByCluster.get(cluster.id);
-    if (ruleId) {
-      result.outcomes[cluster.id] = 'covered';
-      result.recurrences.push({ rule_id: ruleId, cluster_id: cluster.id, count: cluster.count, last_seen: cluster.last_seen });
+    const rule = covering.get(cluster.id);
+    if (rule) {
+      result.outcomes[cluster.id] = IN_ARCHIVE.includes(rule.state) ? 'restored' : 'covered';
+      result.recurrences.push({ rule_id: rule.id, cluster_id: cluster.id, count: cluster.count, last_seen: cluster.last_seen });
       delete pending[cluster.id];
       continue;
     }
@@ -97,7 +103,7 @@ export function computeGate(
     result.windowCounts[cluster.id] = merged.count;
     if (merged.count >= settings.min_repeats) {
       result.outcomes[cluster.id] = 'promoted';
-      result.promoted.push(merged);
+      result.promoted.push(withRefines(merged, refining.get(cluster.id)));
       delete pending[cluster.id];
     } else {
       result.outcomes[cluster.id] = 'pending';
@@ -107,13 +113,41 @@ export function computeGate(
   // Pending clusters at the threshold without new events tonight: deferred past an LLM budget.
   for (const [id, item] of Object.entries(pending)) {
     if (result.outcomes[id] !== undefined || sum(item.days) < settings.min_repeats) continue;
-    if (activeRuleByCluster.has(id) || isBurned(state, id, now)) continue;
+    if (covering.has(id) || isBurned(state, id, now)) continue;
     result.outcomes[id] = 'promoted';
     result.windowCounts[id] = sum(item.days);
-    result.promoted.push(fromPending(item));
+    result.promoted.push(withRefines(fromPending(item), refining.get(id)));
     delete pending[id];
   }
   return result;
+}
+
+/**
+ * Per cluster, the rule that covers it (in memory, or archived: a recurrence restores it) — unless that
+ * rule proved ineffective, in which case the cluster is promoted again and its new rule refines the old.
+ * The newest unrefined rule of a cluster speaks for it.
+ */
+function rulesByCluster(state: State): { covering: Map<string, LedgerEntry>; refining: Map<string, Refines> } {
+  const covering = new Map<string, LedgerEntry>();
+  const refining = new Map<string, Refines>();
+  const live = Object.values(state.rules)
+    .filter((rule) => [...IN_TARGET, ...IN_ARCHIVE].includes(rule.state) && rule.status !== 'refined')
+    .sort((a, b) => (a.created < b.created ? -1 : a.created > b.created ? 1 : a.id < b.id ? -1 : 1));
+  for (const rule of live) {
+    const ineffective = rule.effectiveness?.verdict === 'ineffective' && !rule.pinned && IN_TARGET.includes(rule.state);
+    if (ineffective) {
+      covering.delete(rule.cluster_id);
+      refining.set(rule.cluster_id, { rule_id: rule.id, before_per_day: rule.effectiveness!.before_per_day, after_per_day: rule.effectiveness!.after_per_day });
+    } else {
+      covering.set(rule.cluster_id, rule);
+      refining.delete(rule.cluster_id);
+    }
+  }
+  return { covering, refining };
+}
+
+function withRefines(cluster: PromotedCluster, refines: Refines | undefined): PromotedCluster {
+  return refines ? { ...cluster, refines } : cluster;
 }
 
 function fromPending(item: PendingCluster): PromotedCluster {

@@ -5,6 +5,7 @@ import type { Cursor, State } from '../memory/state.js';
 import { checkEventTime, parseTimestamp, type InvalidReason, type TelemetryEvent } from '../telemetry/event.js';
 import { ClusterBuilder, toolNameCleaner, type Cluster } from './cluster.js';
 import { isFailure, SlowDetector } from './filter.js';
+import { UsageCounter, type UsageSummary } from '../telemetry/usage.js';
 
 export interface LineCounts {
   read: number;
@@ -30,6 +31,8 @@ export interface IngestResult {
   /** What a reviewer should know about how lines were chosen (fallbacks, missing files). */
   notices: string[];
   window: { from: string | null; to: string | null };
+  /** Calls per tool and rule accesses (memory_refs): what the lifecycle judges rules by. */
+  usage: UsageSummary;
 }
 
 const MAX_INVALID_SAMPLES = 20;
@@ -52,6 +55,7 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
     minSamples: settings.baseline_min_samples,
     minMs: settings.slow_min_ms,
   }, (call) => builder.add('slow', call.event, call.ts, call.ref, call.baseline), toolName);
+  const usage = new UsageCounter();
   const cursors: Record<string, Cursor> = { ...input.state.cursors };
   const notices: string[] = [];
   const window = { from: null as number | null, to: null as number | null };
@@ -94,6 +98,7 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
         if (lastTs === null || ts > lastTs) lastTs = ts;
         window.from = window.from === null || ts < window.from ? ts : window.from;
         window.to = window.to === null || ts > window.to ? ts : window.to;
+        usage.add(event, ts);
         const ref = { file: segment.file, offset: line.offset };
         if (isFailure(event)) builder.add('failure', event, ts, ref);
         else if (event.exit_code === 0) detector.observe(event, ts, ref);
@@ -117,6 +122,7 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
     cursors,
     notices: [...input.notices, ...notices],
     window: { from: iso(window.from), to: iso(window.to) },
+    usage: usage.finish(toolName),
   };
 }
 

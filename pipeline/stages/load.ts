@@ -14,6 +14,8 @@ export interface Loaded {
   policy: SafetyPolicy;
   /** Text of the lifecycle audit log, appended to by the plan. */
   lifecycleText: string | undefined;
+  /** Text of the archive file (archived and expired rules), rewritten from the ledger by the plan. */
+  archiveText: string | undefined;
   /** Whether the root is a git repository, and what HEAD is: decided before anything is written. */
   repo: RepoInfo;
   notices: string[];
@@ -47,6 +49,7 @@ export async function load(_input: object, ctx: RunContext): Promise<Loaded> {
   }
   const policy = parseSafetyPolicy(policyText, policyPath === paths.safetyRules ? rel(ctx.root, policyPath) : 'bundled default policy');
   const lifecycleText = await ctx.fs.readText(paths.lifecycle);
+  const archiveText = await ctx.fs.readText(paths.archive);
   const repo = await ctx.git.inspect(ctx.root);
   if (!repo.repo && ctx.options.requireGit) {
     throw errors.usage(`${ctx.root} is not a git repository and --require-git was given: nothing was written.`);
@@ -54,7 +57,7 @@ export async function load(_input: object, ctx: RunContext): Promise<Loaded> {
   if (ctx.options.branch && repo.head?.kind === 'branch' && repo.head.name === ctx.options.branch) {
     throw errors.usage(`--branch ${ctx.options.branch} is the branch you are on: leave out --branch to commit here, or name the proposal branch (e.g. sleep-cycle/nightly).`);
   }
-  return { state, memoryText, skillTexts, policy, lifecycleText, repo, notices };
+  return { state, memoryText, skillTexts, policy, lifecycleText, archiveText, repo, notices };
 }
 
 function rel(root: string, path: string): string {

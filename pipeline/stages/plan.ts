@@ -1,11 +1,14 @@
 import type { RunContext } from '../context.js';
-import { addRules } from '../memory/memory-md.js';
-import { addSkillRules, type SkillRule } from '../memory/skills-yaml.js';
-import { renderState, STATE_VERSION, type Cursor, type LedgerEntry, type PendingCluster, type QuarantineEntry, type State } from '../memory/state.js';
+import { addRules, removeRules } from '../memory/memory-md.js';
+import { addSkillRules, removeSkillRules, type SkillRule } from '../memory/skills-yaml.js';
+import { IN_ARCHIVE, IN_TARGET, renderState, STATE_VERSION, withoutTimeDerived, type Cursor, type LedgerEntry, type PendingCluster, type QuarantineEntry, type State } from '../memory/state.js';
+import { renderArchive } from '../memory/archive-md.js';
+import { enforceCeiling, type CeilingOutcome } from '../memory/ceiling.js';
+import type { LifecycleResult, RuleChange } from '../memory/lifecycle-evaluate.js';
 import { finalRuleText } from '../synth/rule-text.js';
 import { textSha } from '../synth/rule-id.js';
 import type { Cluster } from './cluster.js';
-import { toPending, type PromotedCluster, type Recurrence } from './gate.js';
+import { toPending, type PromotedCluster } from './gate.js';
 import { targetKey } from './synthesize.js';
 import type { ReviewedDraft } from './validate.js';
 import type { HumanChange } from './reconcile.js';
@@ -28,7 +31,7 @@ export interface Proposal {
 /** A file the run will write, with its full new content. */
 export interface FileChange {
   path: string;
-  role: 'memory' | 'skill' | 'audit' | 'state';
+  role: 'memory' | 'skill' | 'archive' | 'audit' | 'state';
   content: string;
 }
 
@@ -38,6 +41,9 @@ export interface Plan {
   changes: FileChange[];
   nextState: State;
   events: LifecycleEvent[];
+  /** Tonight's lifecycle changes (decay, archive, restore, validation, refinement, ceiling). */
+  lifecycle: RuleChange[];
+  ceiling: CeilingOutcome;
   commitMessage: string;
 }
 
@@ -47,7 +53,6 @@ interface PlanInput {
   skillTexts: Record<string, string | undefined>;
   reviewed: ReviewedDraft[];
   promoted: PromotedCluster[];
-  recurrences: Recurrence[];
   pending: Record<string, PendingCluster>;
   baselines: State['baselines'];
   cursors: Record<string, Cursor>;
@@ -59,6 +64,8 @@ interface PlanInput {
   /** Clusters past the LLM budget: back to pending for a later night. */
   deferred: PromotedCluster[];
   llmCache: State['llm_cache'];
+  lifecycle: LifecycleResult;
+  archiveText: string | undefined;
 }
 
 /** plan: every change the run would make, as data. Pure; dry-run renders it and stops. */
@@ -70,21 +77,31 @@ export interface BuildPlanOptions {
   now: Date;
   runId: string;
   dryRun: boolean;
-  settings: { memory_file: string; skills_dir: string; state_dir: string };
+  settings: TargetSettings & { state_dir: string; memory_max_lines: number };
+}
+
+export interface TargetSettings {
+  memory_file: string;
+  skills_dir: string;
+  archive_file: string;
 }
 
 export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
   const now = options.now.toISOString();
   const clusters = new Map(input.promoted.map((cluster) => [cluster.id, cluster]));
-  const rules: Record<string, LedgerEntry> = { ...input.state.rules };
+  const rules: Record<string, LedgerEntry> = { ...input.lifecycle.rules };
   const quarantine: Record<string, QuarantineEntry> = { ...input.state.quarantine };
   const additions = new Map<string, SkillRule[]>();
   const present = input.present;
   const proposals: Proposal[] = [];
+  const lifecycle: RuleChange[] = [...input.lifecycle.changes];
   const event = (rule: string, from: string, to: string, reason: string): LifecycleEvent => ({ rule, from, to, reason, time: now, run: options.runId });
   const events: LifecycleEvent[] = input.humanChanges
     .filter((change) => change.kind === 'deleted')
-    .map((change) => event(change.rule_id, 'active', 'rejected', `deleted by a human from ${change.target}`));
+    .map((change) => event(change.rule_id, change.from, 'rejected', `deleted by a human from ${change.target}`));
+  const add = (target: string, rule: SkillRule) => {
+    if (!present.get(target)?.has(rule.id)) additions.set(target, [...(additions.get(target) ?? []), rule]);
+  };
 
   for (const item of input.reviewed) {
     const { draft } = item;
@@ -102,26 +119,42 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
         reasons: item.reasons, safety_blocked: true, text_sha: textSha(text), at: now,
         provenance: ledgerEntry(item, text, target, cluster, now).provenance,
       };
-    } else if (rules[draft.id]?.state === 'active') {
+    } else if (IN_TARGET.includes(rules[draft.id]?.state ?? 'rejected')) {
       status = 'duplicate';
     } else {
       status = options.dryRun ? 'proposed' : 'applied';
       // Already in the file (a crashed run wrote memory but not state): record it, do not add it twice.
-      if (!present.get(target)?.has(draft.id)) {
-        additions.set(target, [...(additions.get(target) ?? []), { id: draft.id, text, cluster: draft.clusterId }]);
-      }
+      add(target, { id: draft.id, text, cluster: draft.clusterId });
       rules[draft.id] = ledgerEntry(item, text, target, cluster, now);
       events.push(event(draft.id, 'none', 'active', `cluster ${draft.clusterId} seen ${cluster.count} times; written by ${draft.synthesizer}`));
+      const old = cluster.refines ? rules[cluster.refines.rule_id] : undefined;
+      if (old && cluster.refines) {
+        const { before_per_day, after_per_day } = cluster.refines;
+        const reason = `ineffective (${after_per_day} failures per day since adoption, ${before_per_day} before): superseded by ${draft.id}`;
+        lifecycle.push({ rule: old.id, field: 'status', from: old.status ?? 'active', to: 'refined', reason, since: old.state_since ?? old.created });
+        rules[old.id] = { ...old, status: 'refined', superseded_by: draft.id };
+        rules[draft.id] = { ...rules[draft.id]!, supersedes: old.id };
+      }
     }
     proposals.push({
       id: draft.id, cluster_id: draft.clusterId, tool_name: draft.toolName, error_category: draft.errorCategory,
       kind: draft.kind, text, target, status, reasons: [...item.reasons, ...draft.notes],
     });
   }
-  for (const recurrence of input.recurrences) {
-    const rule = rules[recurrence.rule_id];
-    if (rule) rules[recurrence.rule_id] = { ...rule, hits: rule.hits + recurrence.count, last_seen: maxIso(rule.last_seen, recurrence.last_seen) };
+  for (const id of input.lifecycle.restored) {
+    const rule = rules[id]!;
+    add(rule.target, { id, text: rule.text, cluster: rule.cluster_id });
   }
+  const removals = new Map<string, Set<string>>();
+  for (const id of input.lifecycle.archived) {
+    const target = rules[id]!.target;
+    removals.set(target, new Set([...(removals.get(target) ?? []), id]));
+  }
+  const changes = buildTargetChanges(input, additions, removals, options.settings);
+  const ceiling = applyCeiling(input.memoryText, changes, rules, lifecycle, options);
+  for (const change of lifecycle) events.push({ ...event(change.rule, change.from, change.to, change.reason), since: change.since, ...(change.field === 'status' ? { field: 'status' as const } : {}) });
+  const archive = archiveChange(input.archiveText, rules, options.settings);
+  if (archive) changes.push(archive);
 
   const nextState: State = {
     ...input.state,
@@ -134,20 +167,46 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
     rules,
     quarantine,
   };
-  const changes = buildTargetChanges(input, additions, options.settings);
   // After a crash between the audit and the state write, the same transitions come again: log them once.
-  const key = (e: LifecycleEvent) => `${e.rule}\u0000${e.from}\u0000${e.to}\u0000${e.text_sha ?? ''}`;
+  const key = (e: LifecycleEvent) => `${e.rule}\u0000${e.from}\u0000${e.to}\u0000${e.text_sha ?? ''}\u0000${e.since ?? ''}`;
   const logged = new Set(parseEvents(input.lifecycleText).map(key));
   const fresh = events.filter((e) => !logged.has(key(e)));
   if (fresh.length > 0) {
     changes.push({ path: `${options.settings.state_dir}/lifecycle.jsonl`, role: 'audit', content: appendEvents(input.lifecycleText, fresh) });
   }
   // A night with nothing new changes only last_sleep: write nothing, so the nightly job makes no commit.
-  const stateChanged = renderState({ ...nextState, last_sleep: null }) !== renderState({ ...input.state, last_sleep: null });
+  const stateChanged = renderState(withoutTimeDerived(nextState)) !== renderState(withoutTimeDerived(input.state));
   if (changes.length > 0 || stateChanged) {
     changes.push({ path: `${options.settings.state_dir}/state.json`, role: 'state', content: renderState(nextState) });
   }
-  return { proposals, changes, nextState, events: fresh, commitMessage: commitMessage(proposals, options.now) };
+  return { proposals, changes, nextState, events: fresh, lifecycle, ceiling, commitMessage: commitMessage(proposals, lifecycle, options.now) };
+}
+
+/** MEMORY.md over its ceiling: archive the lowest-weight unpinned derived rules, and rewrite its change. */
+function applyCeiling(memoryText: string | undefined, changes: FileChange[], rules: Record<string, LedgerEntry>, lifecycle: RuleChange[], options: BuildPlanOptions): CeilingOutcome {
+  const change = changes.find((c) => c.role === 'memory');
+  const text = change?.content ?? memoryText;
+  const outcome = enforceCeiling(text, rules, options.settings.memory_max_lines);
+  if (outcome.archived.length === 0 || text === undefined) return outcome;
+  const now = options.now.toISOString();
+  for (const id of outcome.archived) {
+    const rule = rules[id]!;
+    const reason = `${options.settings.memory_file} over its ${options.settings.memory_max_lines}-line ceiling: lowest weight (${(rule.weight ?? 1).toFixed(2)})`;
+    lifecycle.push({ rule: id, field: 'state', from: rule.state, to: 'archived', reason, since: rule.state_since ?? rule.created });
+    rules[id] = { ...rule, state: 'archived', state_since: now, archive_reason: reason };
+  }
+  const content = removeRules(text, new Set(outcome.archived));
+  if (change) change.content = content;
+  else changes.unshift({ path: options.settings.memory_file, role: 'memory', content });
+  return outcome;
+}
+
+/** The archive file, rewritten from the ledger when its content changes (created once a rule is archived). */
+function archiveChange(existing: string | undefined, rules: Record<string, LedgerEntry>, settings: TargetSettings): FileChange | null {
+  const archived = Object.values(rules).some((rule) => IN_ARCHIVE.includes(rule.state));
+  if (existing === undefined && !archived) return null;
+  const content = renderArchive(Object.values(rules));
+  return content === existing ? null : { path: settings.archive_file, role: 'archive', content };
 }
 
 function ledgerEntry(item: ReviewedDraft, text: string, target: string, cluster: PromotedCluster, now: string): LedgerEntry {
@@ -155,6 +214,7 @@ function ledgerEntry(item: ReviewedDraft, text: string, target: string, cluster:
   return {
     id: draft.id, cluster_id: draft.clusterId, kind: draft.kind, tool_name: draft.toolName, error_category: draft.errorCategory,
     text, text_sha: textSha(text), target, state: 'active', created: now, last_seen: cluster.last_seen, hits: 0, pinned: false,
+    status: 'active', last_reinforced: now, last_accessed: null, accesses: 0, state_since: now, weight: 1, tool_calls: 0,
     provenance: {
       synthesizer: draft.synthesizer, count: cluster.count, distinct_inputs: cluster.distinct_inputs, sessions: cluster.sessions.length,
       first_seen: cluster.first_seen, last_seen: cluster.last_seen, evidence: cluster.samples,
@@ -165,33 +225,42 @@ function ledgerEntry(item: ReviewedDraft, text: string, target: string, cluster:
   };
 }
 
-/** The new content of each memory or skill file that gains rules. */
+/** The new content of each memory or skill file that gains or loses (archived) rules. */
 export function buildTargetChanges(
   input: { memoryText: string | undefined; skillTexts: Record<string, string | undefined> },
   additions: Map<string, SkillRule[]>,
-  settings: BuildPlanOptions['settings'],
+  removals: Map<string, Set<string>>,
+  settings: TargetSettings,
 ): FileChange[] {
   const changes: FileChange[] = [];
-  for (const [target, rules] of [...additions].sort(([a], [b]) => (a < b ? -1 : 1))) {
+  for (const target of [...new Set([...additions.keys(), ...removals.keys()])].sort()) {
+    const added = additions.get(target) ?? [];
+    const removed = removals.get(target) ?? new Set<string>();
     if (target === 'memory') {
-      changes.push({ path: settings.memory_file, role: 'memory', content: addRules(input.memoryText ?? '', rules) });
+      if (input.memoryText === undefined && added.length === 0) continue;
+      const content = addRules(removeRules(input.memoryText ?? '', removed), added);
+      if (content !== input.memoryText) changes.push({ path: settings.memory_file, role: 'memory', content });
     } else {
       const skill = target.slice('skill:'.length);
       const path = `${settings.skills_dir}/${skill}.yaml`;
-      changes.push({ path, role: 'skill', content: addSkillRules(input.skillTexts[skill], skill, path, rules) });
+      const text = input.skillTexts[skill];
+      if (text === undefined && added.length === 0) continue;
+      const content = addSkillRules(text === undefined ? undefined : removeSkillRules(text, path, removed), skill, path, added);
+      if (content !== text) changes.push({ path, role: 'skill', content });
     }
   }
   return changes;
 }
 
-export function commitMessage(proposals: Proposal[], now: Date): string {
+export function commitMessage(proposals: Proposal[], lifecycle: RuleChange[], now: Date): string {
   const added = proposals.filter((p) => p.status === 'applied').length;
   const quarantined = proposals.filter((p) => p.status === 'quarantined').length;
+  const moved = (to: string) => lifecycle.filter((c) => c.field === 'state' && c.to === to).length;
   const parts = added + quarantined === 0 ? ['no new rules'] : [`+${added} rule${added === 1 ? '' : 's'}`];
   if (quarantined > 0) parts.push(`${quarantined} quarantined`);
+  const archived = moved('archived');
+  const restored = lifecycle.filter((c) => c.field === 'state' && c.to === 'active' && (c.from === 'archived' || c.from === 'expired')).length;
+  if (archived > 0) parts.push(`${archived} archived`);
+  if (restored > 0) parts.push(`${restored} restored`);
   return `sleep-cycle: ${parts.join(', ')} (${now.toISOString().slice(0, 10)})`;
-}
-
-function maxIso(a: string, b: string): string {
-  return a > b ? a : b;
 }

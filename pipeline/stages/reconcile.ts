@@ -1,13 +1,15 @@
 import type { RunContext } from '../context.js';
 import { parseMemory } from '../memory/memory-md.js';
 import { parseSkillRules } from '../memory/skills-yaml.js';
-import type { LedgerEntry, State } from '../memory/state.js';
+import { IN_TARGET, type LedgerEntry, type RuleState, type State } from '../memory/state.js';
 import { textSha } from '../synth/rule-id.js';
 
 export interface HumanChange {
   rule_id: string;
   kind: 'deleted' | 'edited';
   target: string;
+  /** The rule's state before the change. */
+  from: RuleState;
 }
 
 export interface Reconciled {
@@ -32,18 +34,18 @@ export async function reconcile<I extends { state: State; memoryText: string | u
   const humanChanges: HumanChange[] = [];
   for (const [id, rule] of Object.entries(input.state.rules)) {
     const found = present.get(rule.target);
-    if (rule.state !== 'active' || found === undefined) {
+    if (!IN_TARGET.includes(rule.state) || found === undefined) {
       rules[id] = rule;
       continue;
     }
     const text = found.get(id);
     if (text === undefined) {
-      rules[id] = { ...rule, state: 'rejected' };
+      rules[id] = { ...rule, state: 'rejected', state_since: ctx.now.toISOString(), pinned: false };
       burned[rule.cluster_id] = { rule_id: id, reason: `deleted by a human from ${rule.target}`, at: ctx.now.toISOString() };
-      humanChanges.push({ rule_id: id, kind: 'deleted', target: rule.target });
+      humanChanges.push({ rule_id: id, kind: 'deleted', target: rule.target, from: rule.state });
     } else if (textSha(text) !== rule.text_sha) {
       rules[id] = { ...rule, text, text_sha: textSha(text) };
-      humanChanges.push({ rule_id: id, kind: 'edited', target: rule.target });
+      humanChanges.push({ rule_id: id, kind: 'edited', target: rule.target, from: rule.state });
     } else {
       rules[id] = rule;
     }

@@ -106,6 +106,7 @@ export function cacheKey(cluster: PromotedCluster, model: string, promptVersion:
   const evidence = {
     id: cluster.id, count: cluster.count, distinct: cluster.distinct_inputs, sessions: cluster.sessions.length,
     signatures: cluster.signatures, samples: cluster.samples.map((s) => [s.file, s.offset, s.input_hash, s.message, s.duration_ms]),
+    ...(cluster.refines ? { refines: cluster.refines } : {}),
   };
   return createHash('sha256').update(JSON.stringify([evidence, model, promptVersion, context])).digest('hex').slice(0, 24);
 }
@@ -122,7 +123,8 @@ function fromCache(entry: LlmCacheEntry, request: SynthesizeRequest): DraftRule 
  * of a draft rejected in review) gets a new id, so its history is its own.
  */
 function generation(state: State, clusterId: string): number {
-  const retired = Object.values(state.rules).filter((rule) => rule.cluster_id === clusterId && rule.state !== 'active').length;
+  // Every earlier rule of the cluster counts: an ineffective rule is still in memory when its successor is drafted.
+  const retired = Object.values(state.rules).filter((rule) => rule.cluster_id === clusterId).length;
   const burn = state.burned[clusterId];
   const rejectedDraft = burn?.rule_id && !state.rules[burn.rule_id] ? 1 : 0;
   return retired + rejectedDraft;

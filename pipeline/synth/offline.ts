@@ -37,7 +37,8 @@ function failureRule(cluster: PromotedCluster, notes: string[]): string {
   const advice = failureAdvice(signature, category);
   const tool = safeName(cluster.tool_name);
   // Double quotes delimit the quote and cannot occur inside it, so quoted text cannot close the quote early.
-  const what = `${tool} failed ${cluster.count} times with ${category}${quote ? ` ("${quote.replace(/"/g, "'")}")` : ''}`;
+  const again = cluster.refines ? ' even after an earlier rule' : '';
+  const what = `${tool} failed ${cluster.count} times with ${category}${quote ? ` ("${quote.replace(/"/g, "'")}")` : ''}${again}`;
   return `${what}: ${advice}.`;
 }
 
@@ -45,7 +46,8 @@ function slowRule(cluster: PromotedCluster): string {
   const tool = safeName(cluster.tool_name);
   const slowest = Math.max(...cluster.samples.map((sample) => sample.duration_ms), 0);
   const baseline = cluster.baseline_ms !== null ? ` against a ${cluster.baseline_ms} ms baseline` : '';
-  return `${tool} ran slow ${cluster.count} times (up to ${slowest} ms${baseline}): ${slowAdvice(cluster.tool_name)}.`;
+  const again = cluster.refines ? ' even after an earlier rule' : '';
+  return `${tool} ran slow ${cluster.count} times (up to ${slowest} ms${baseline})${again}: ${slowAdvice(cluster.tool_name)}.`;
 }
 
 /**

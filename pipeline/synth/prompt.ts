@@ -81,6 +81,12 @@ function userText(cluster: PromotedCluster, targetHint: TargetHint, nonce: strin
     '',
     fenceEvidence(cluster, nonce),
     '',
+    ...(cluster.refines
+      ? [
+          `An earlier rule for this tool did not reduce these failures: ${cluster.refines.before_per_day} per day before it, ${cluster.refines.after_per_day} per day since. Write different, more specific advice.`,
+          '',
+        ]
+      : []),
     TARGET_TEXT[targetHint],
     `Call ${WRITE_RULE_TOOL} with one rule for the tool named on the block's \`tool:\` line.`,
   ].join('\n');

@@ -1,0 +1,45 @@
+import { countLines, parseMemory } from './memory-md.js';
+import { IN_TARGET, type LedgerEntry } from './state.js';
+
+export interface CeilingOutcome {
+  max_lines: number;
+  lines_before: number;
+  lines_after: number;
+  /** Derived rules archived to get under the ceiling, lowest weight first. */
+  archived: string[];
+  /** Lines that are not derived rules: when they alone exceed the ceiling, nothing is archived. */
+  human_lines: number;
+  warning: string | null;
+}
+
+/**
+ * MEMORY.md stays at or under `maxLines`: the lowest-weight unpinned derived rules (older reinforcement
+ * first on ties) are chosen for the archive until it fits. Human text is never touched; when human text
+ * alone is over the ceiling, nothing is archived and the outcome carries a warning.
+ */
+export function enforceCeiling(text: string | undefined, rules: Record<string, LedgerEntry>, maxLines: number): CeilingOutcome {
+  const lines = text === undefined ? 0 : countLines(text);
+  const parsed = text === undefined ? [] : parseMemory(text).rules;
+  const humanLines = lines - parsed.length;
+  const outcome: CeilingOutcome = { max_lines: maxLines, lines_before: lines, lines_after: lines, archived: [], human_lines: humanLines, warning: null };
+  if (lines <= maxLines) return outcome;
+  if (humanLines > maxLines) {
+    return { ...outcome, warning: `MEMORY.md has ${humanLines} lines of human text, over the ${maxLines}-line ceiling on its own: no derived rule was archived for it (shorten the human part, or raise memory_max_lines).` };
+  }
+  const inFile = new Set(parsed.map((rule) => rule.id));
+  const candidates = Object.values(rules)
+    .filter((rule) => rule.target === 'memory' && IN_TARGET.includes(rule.state) && !rule.pinned && inFile.has(rule.id))
+    .sort((a, b) => (a.weight ?? 1) - (b.weight ?? 1) || cmp(a.last_reinforced ?? a.created, b.last_reinforced ?? b.created) || cmp(a.id, b.id));
+  const archived: string[] = [];
+  let remaining = lines;
+  for (const rule of candidates) {
+    if (remaining <= maxLines) break;
+    archived.push(rule.id);
+    remaining -= 1;
+  }
+  return { ...outcome, archived, lines_after: remaining };
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

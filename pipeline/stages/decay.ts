@@ -1,0 +1,28 @@
+import type { RunContext } from '../context.js';
+import { evaluateLifecycle, type LifecycleResult } from '../memory/lifecycle-evaluate.js';
+import type { State } from '../memory/state.js';
+import { emptyUsage, type UsageSummary } from '../telemetry/usage.js';
+import type { Recurrence } from './gate.js';
+import type { HumanChange } from './reconcile.js';
+
+/**
+ * decay: the memory lifecycle for tonight — reinforce rules whose failure recurred or that agents
+ * accessed, measure effectiveness, weigh every rule and move it between states (decaying, archived,
+ * expired, deleted; archived rules whose failure recurred are restored). Pure; plan turns it into files.
+ */
+export async function decay<I extends { state: State; recurrences?: Recurrence[]; usage?: UsageSummary; humanChanges: HumanChange[] }>(
+  input: I,
+  ctx: RunContext,
+): Promise<I & { lifecycle: LifecycleResult }> {
+  const lifecycle = evaluateLifecycle(
+    {
+      rules: input.state.rules,
+      recurrences: input.recurrences ?? [],
+      usage: input.usage ?? emptyUsage(),
+      edited: input.humanChanges.filter((change) => change.kind === 'edited').map((change) => change.rule_id),
+    },
+    ctx.settings,
+    ctx.now,
+  );
+  return { ...input, lifecycle };
+}

@@ -1,0 +1,55 @@
+import type { TelemetryEvent } from './event.js';
+
+/** What the lifecycle needs to know about a night's telemetry besides its clusters. */
+export interface UsageSummary {
+  /** Tool name -> calls (successes and failures). */
+  tools: Record<string, number>;
+  /** Rule id -> how often agents listed it in `memory_refs`, and when last. */
+  refs: Record<string, { count: number; last: string }>;
+}
+
+const RULE_ID = /^r-[0-9a-f]{4,16}$/;
+const MAX_KEYS = 10_000;
+
+/**
+ * Counts calls per tool and rule accesses per rule id, bounded: past MAX_KEYS distinct names, new ones
+ * are not counted (a flood of invented tool names or ids must not grow memory).
+ */
+export class UsageCounter {
+  private readonly tools = new Map<string, number>();
+  private readonly refs = new Map<string, { count: number; last: number }>();
+
+  add(event: TelemetryEvent, ts: number): void {
+    const calls = this.tools.get(event.tool_name);
+    if (calls !== undefined) this.tools.set(event.tool_name, calls + 1);
+    else if (this.tools.size < MAX_KEYS) this.tools.set(event.tool_name, 1);
+    const refs = event.memory_refs;
+    if (refs === undefined) return;
+    for (const id of refs) {
+      if (!RULE_ID.test(id)) continue;
+      const seen = this.refs.get(id);
+      if (seen) {
+        seen.count += 1;
+        if (ts > seen.last) seen.last = ts;
+      } else if (this.refs.size < MAX_KEYS) {
+        this.refs.set(id, { count: 1, last: ts });
+      }
+    }
+  }
+
+  /** Tool names go through the same cleaner as clusters, so they match the ledger's tool_name. */
+  finish(cleanToolName: (name: string) => string): UsageSummary {
+    const tools: Record<string, number> = {};
+    for (const [name, count] of this.tools) {
+      const clean = cleanToolName(name);
+      tools[clean] = (tools[clean] ?? 0) + count;
+    }
+    const refs: UsageSummary['refs'] = {};
+    for (const [id, seen] of [...this.refs].sort(([a], [b]) => (a < b ? -1 : 1))) refs[id] = { count: seen.count, last: new Date(seen.last).toISOString() };
+    return { tools, refs };
+  }
+}
+
+export function emptyUsage(): UsageSummary {
+  return { tools: {}, refs: {} };
+}
