@@ -16,6 +16,8 @@ export interface RunOptions {
   branch?: string;
   /** Push the branch to this remote after committing (with a lease on what the remote held). */
   push?: string;
+  /** Run only the memory lifecycle (`sleep-cycle decay`): no telemetry is read. */
+  lifecycleOnly?: boolean;
 }
 
 export interface Logger {

@@ -8,6 +8,7 @@ import { gate } from './stages/gate.js';
 import { ingest } from './stages/ingest.js';
 import { load } from './stages/load.js';
 import { plan } from './stages/plan.js';
+import { quiet } from './stages/quiet.js';
 import { reconcile } from './stages/reconcile.js';
 import { report } from './stages/report.js';
 import { synthesize } from './stages/synthesize.js';
@@ -15,7 +16,7 @@ import { validate } from './stages/validate.js';
 import type { Cluster } from './stages/cluster.js';
 import type { ClusterOutcome } from './stages/gate.js';
 import type { LineCounts } from './stages/ingest.js';
-import type { Proposal } from './stages/plan.js';
+import type { Plan, Proposal } from './stages/plan.js';
 import type { LlmRunStats } from './stages/synthesize.js';
 
 type StageFn = (input: never, ctx: RunContext) => Promise<object>;
@@ -43,6 +44,11 @@ export const STAGES: readonly StageSpec[] = [
   { name: 'commit', inDryRun: false, run: commit },
 ];
 
+/** `sleep-cycle decay`: the memory lifecycle alone, on a night without telemetry. */
+export const LIFECYCLE_STAGES: readonly StageSpec[] = STAGES.flatMap((stage) =>
+  stage.name === 'ingest' ? [{ name: 'quiet', inDryRun: true, run: quiet }] : ['gate', 'synthesize', 'validate'].includes(stage.name) ? [] : [stage],
+);
+
 export interface RunResult {
   dry_run: boolean;
   run_id: string;
@@ -60,6 +66,8 @@ export interface RunResult {
   commit: string | null;
   commit_note: string;
   lock_taken_over: string | null;
+  /** Tonight's lifecycle changes (decay, archive, restore, validation, refinement) and the line ceiling. */
+  lifecycle: { changes: Plan['lifecycle']; ceiling: Plan['ceiling'] };
 }
 
 /** Runs every stage in order under the lock (a dry-run too: it writes the report a real run commits). */
@@ -67,7 +75,7 @@ export async function runSleepCycle(ctx: RunContext): Promise<RunResult> {
   const lock = await acquireLock(ctx.fs, { path: repoPaths(ctx.root, ctx.settings).lock, runId: ctx.runId, now: ctx.now, staleMinutes: ctx.settings.lock_stale_minutes });
   try {
     let data: object = {};
-    for (const stage of STAGES) {
+    for (const stage of ctx.options.lifecycleOnly ? LIFECYCLE_STAGES : STAGES) {
       if (ctx.options.dryRun && !stage.inDryRun) {
         ctx.logger.info(`skip ${stage.name} (dry run)`);
         continue;
@@ -87,7 +95,7 @@ interface FinalData {
   clusters: Cluster[];
   outcomes: Record<string, ClusterOutcome>;
   windowCounts: Record<string, number>;
-  plan: { proposals: Proposal[] };
+  plan: Pick<Plan, 'proposals' | 'lifecycle' | 'ceiling'>;
   llm: LlmRunStats;
   notices: string[];
   reportPath: string;
@@ -114,5 +122,6 @@ function toResult(data: FinalData, ctx: RunContext, takenOver: string | null): R
     commit: data.commit ?? null,
     commit_note: data.commitNote ?? 'dry run: nothing committed',
     lock_taken_over: takenOver,
+    lifecycle: { changes: data.plan.lifecycle, ceiling: data.plan.ceiling },
   };
 }

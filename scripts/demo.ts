@@ -46,5 +46,13 @@ process.stdout.write(skill.slice(skill.lastIndexOf('\nderived_rules:') + 1));
 
 banner('3. sleep-cycle run --dry-run again   (nothing new since the last sleep)');
 code = await runCli(['run', '--dry-run'], deps);
+if (code !== 0) process.exit(code);
+
+banner('4. sleep-cycle list   (weights, states, effectiveness of the rules just written)');
+code = await runCli(['list'], deps);
+if (code !== 0) process.exit(code);
+const later = new Date(Date.now() + 100 * 86_400_000).toISOString().slice(0, 10);
+banner(`5. sleep-cycle decay --dry-run --now ${later}   (preview: what 100 quiet days would archive)`);
+code = await runCli(['decay', '--dry-run', '--now', later], deps);
 process.stdout.write(`\nThe demo repository is left at ${repo} for you to inspect.\n`);
 process.exit(code);

@@ -3,6 +3,7 @@ import type { Logger, RunContext, RunOptions } from '../context.js';
 import { systemClock, type Clock } from '../io/clock.js';
 import { nodeFs, type FsPort } from '../io/fs.js';
 import { simpleGitPort, type GitPort } from '../io/git.js';
+import { errors } from '../errors.js';
 import { resolveSettings, type ResolvedSettings } from '../settings/resolve.js';
 import type { Settings } from '../settings/schema.js';
 import { createClaudeSynthesizer } from '../synth/claude.js';
@@ -41,8 +42,8 @@ export async function loadSettings(deps: CliDeps, root: string, flags: Partial<S
   return resolveSettings({ fileText: await deps.fs.readText(filePath), filePath: CONFIG_FILE, env: deps.env, flags });
 }
 
-export function buildRunContext(deps: CliDeps, root: string, settings: Settings, options: RunOptions): RunContext {
-  const now = deps.clock.now();
+export function buildRunContext(deps: CliDeps, root: string, settings: Settings, options: RunOptions, nowFlag?: string): RunContext {
+  const now = resolveNow(deps, nowFlag);
   const logger: Logger = deps.isTTY
     ? { info: (m) => deps.stderr(`sleep-cycle: ${m}\n`), warn: (m) => deps.stderr(`sleep-cycle: warning: ${m}\n`) }
     : { info: () => {}, warn: (m) => deps.stderr(`sleep-cycle: warning: ${m}\n`) };
@@ -59,6 +60,20 @@ export function buildRunContext(deps: CliDeps, root: string, settings: Settings,
     logger,
     startupNotices: synthesizerNotices(settings, deps.env),
   };
+}
+
+/**
+ * The run's clock: `--now <iso>`, else SLEEP_CYCLE_NOW, else the system clock. Evaluating the lifecycle at
+ * another date lets a user preview what a month of quiet would archive (with --dry-run, nothing is written).
+ */
+export function resolveNow(deps: Pick<CliDeps, 'clock' | 'env'>, flag?: string): Date {
+  const [text, where] = flag !== undefined ? [flag, '--now'] : [deps.env.SLEEP_CYCLE_NOW, 'SLEEP_CYCLE_NOW'];
+  if (text === undefined || text.trim() === '') return deps.clock.now();
+  const ms = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(text.trim()) ? Date.parse(text.trim()) : Number.NaN;
+  if (Number.isNaN(ms)) {
+    throw errors.usage(`${where} must be an ISO-8601 date or time such as 2026-12-01 or 2026-12-01T03:00:00Z, found ${JSON.stringify(text.slice(0, 40))}.`);
+  }
+  return new Date(ms);
 }
 
 /** Claude writes the rules when a key is set (synthesizer auto or claude); offline stays the fallback. */

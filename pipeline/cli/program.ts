@@ -18,6 +18,13 @@ export const COMMANDS: Record<string, () => Promise<CommandSpec>> = {
   log: async () => (await import('./log-command.js')).logCommandSpec,
   hook: async () => (await import('./hook-command.js')).hookCommandSpec,
   import: async () => (await import('./import-command.js')).importCommandSpec,
+  list: async () => (await import('./list-command.js')).listCommandSpec,
+  stats: async () => (await import('./stats-command.js')).statsCommandSpec,
+  decay: async () => (await import('./decay-command.js')).decayCommandSpec,
+  touch: async () => (await import('./rule-action-command.js')).ruleActionSpec('touch'),
+  pin: async () => (await import('./rule-action-command.js')).ruleActionSpec('pin'),
+  unpin: async () => (await import('./rule-action-command.js')).ruleActionSpec('unpin'),
+  restore: async () => (await import('./rule-action-command.js')).ruleActionSpec('restore'),
 };
 
 /** The specs a command line needs: just its own, or all of them (help, or an unknown command). */

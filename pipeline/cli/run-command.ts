@@ -22,9 +22,10 @@ export interface RunCommandOptions {
   maxLlmCalls?: string;
   branch?: string;
   push?: string | boolean;
+  now?: string;
 }
 
-export async function runCommand(options: RunCommandOptions, deps: CliDeps): Promise<number> {
+export async function runCommand(options: RunCommandOptions, deps: CliDeps, lifecycleOnly = false): Promise<number> {
   const root = resolve(deps.cwd, options.root ?? '.');
   const flags: Partial<Settings> = {};
   if (options.minRepeats !== undefined) flags.min_repeats = parseCount(options.minRepeats, '--min-repeats');
@@ -42,7 +43,8 @@ export async function runCommand(options: RunCommandOptions, deps: CliDeps): Pro
     requireGit: Boolean(options.requireGit),
     requireLlm: Boolean(options.requireLlm),
     ...branchOptions(options),
-  });
+    ...(lifecycleOnly ? { lifecycleOnly } : {}),
+  }, options.now);
   if (options.requireLlm && !ctx.llm) {
     throw errors.usage('--require-llm needs the claude synthesizer: set ANTHROPIC_API_KEY (and synthesizer auto or claude).');
   }
@@ -79,10 +81,17 @@ export function renderRunText(result: RunResult): string {
     `  clusters: ${result.clusters.length} (${promoted} promoted)`,
   ];
   for (const p of result.proposals) out.push(`  ${p.status.padEnd(11)} ${p.id} → ${p.target}: ${p.text}`);
+  for (const c of result.lifecycle.changes) out.push(`  ${(c.field === 'status' ? 'status' : 'lifecycle').padEnd(11)} ${c.rule} ${c.from} → ${c.to}: ${c.reason}`);
+  if (result.lifecycle.ceiling.warning) out.push(`  warning: ${result.lifecycle.ceiling.warning}`);
   for (const notice of result.notices) out.push(`  notice: ${notice}`);
   out.push(`  report: ${result.report_path}`);
   if (!result.dry_run) out.push(`  wrote: ${result.written.join(', ')}`, `  ${result.commit_note}`);
   return `${out.join('\n')}\n`;
+}
+
+/** `--now <iso>`: evaluate at another time (also SLEEP_CYCLE_NOW). */
+export function nowOption(): Option {
+  return new Option('--now <iso>', 'evaluate as if it were this ISO-8601 time (or set SLEEP_CYCLE_NOW); with --dry-run nothing is written');
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -102,6 +111,7 @@ export const runCommandSpec: CommandSpec = {
     new Option('--push [remote]', 'with --branch: push the branch (default remote origin), replacing it only if it is as last fetched'),
     new Option('--offline', 'write rules with the offline synthesizer even when ANTHROPIC_API_KEY is set (fast, free: for pre-session dry runs)'),
     new Option('--require-llm', 'fail (E_LLM) instead of falling back to offline when Claude rejects the key'),
+    nowOption(),
   ],
   action: (_args, options, deps) => runCommand(options, deps),
 };

@@ -57,6 +57,7 @@ export function renderReport(input: ReportInput, meta: ReportMeta): string {
   proposals(out, input, meta, false);
   proposals(out, input, meta, true);
   recurrences(out, input);
+  lifecycle(out, input, meta);
   humanChanges(out, input);
   pendingClusters(out, input);
   invalidLines(out, input);
@@ -70,7 +71,7 @@ function summary(out: string[], input: ReportInput, meta: ReportMeta): void {
   out.push('## Summary', '', '| | |', '|---|---|');
   out.push(`| events read | ${input.window.from ?? '–'} → ${input.window.to ?? '–'} |`);
   out.push(`| lines | ${lines.read} read, ${lines.valid} valid, ${lines.invalid} invalid, ${lines.old} old, ${lines.blank} blank |`);
-  out.push(`| clusters | ${input.clusters.length} (${count('promoted')} promoted, ${count('pending')} pending, ${count('covered')} covered by a rule, ${count('burned')} burned) |`);
+  out.push(`| clusters | ${input.clusters.length} (${count('promoted')} promoted, ${count('pending')} pending, ${count('covered')} covered by a rule, ${count('restored')} restored a rule, ${count('burned')} burned) |`);
   const accepted = meta.dryRun ? `${byStatus('proposed')} proposed` : `${byStatus('applied')} applied`;
   out.push(`| rules | ${accepted}, ${byStatus('quarantined')} quarantined, ${byStatus('duplicate')} duplicate |`);
   const llm = input.llm;
@@ -149,6 +150,43 @@ function recurrences(out: string[], input: ReportInput): void {
     out.push(`- \`${r.rule_id}\` (${escapeInline(rule?.tool_name ?? '')}): ${r.count} more, last ${r.last_seen}`);
   }
   out.push('');
+}
+
+/** Lifecycle changes, rules flagged as decaying, rules whose failures continued, and the line ceiling. */
+function lifecycle(out: string[], input: ReportInput, meta: ReportMeta): void {
+  const { plan } = input;
+  const rules = plan.nextState.rules;
+  const decaying = Object.values(rules).filter((rule) => rule.state === 'decaying').sort((a, b) => (a.weight ?? 1) - (b.weight ?? 1) || (a.id < b.id ? -1 : 1));
+  const ineffective = Object.values(rules).filter((rule) => rule.effectiveness?.verdict === 'ineffective' && rule.status !== 'refined' && ['active', 'decaying', 'pinned'].includes(rule.state));
+  out.push('## Memory lifecycle', '');
+  if (plan.lifecycle.length === 0 && decaying.length === 0 && ineffective.length === 0 && plan.ceiling.archived.length === 0 && !plan.ceiling.warning) {
+    out.push('_No rule changed state this run._', '');
+    return;
+  }
+  if (plan.lifecycle.length > 0) {
+    out.push('| rule | change | why |', '|---|---|---|');
+    for (const change of plan.lifecycle) {
+      const what = change.field === 'status' ? `status ${change.from} → ${change.to}` : `${change.from} → ${change.to}`;
+      out.push(`| \`${change.rule}\` | ${what} | ${escapeCell(change.reason)} |`);
+    }
+    out.push('');
+  }
+  if (decaying.length > 0) {
+    out.push(`Decaying (still in memory; archived if not reinforced): ${decaying.map((r) => `\`${r.id}\` (weight ${(r.weight ?? 1).toFixed(2)})`).join(', ')}`, '');
+  }
+  if (ineffective.length > 0) {
+    out.push('Rules whose failures continued after adoption (re-written when their failure recurs):', '');
+    for (const rule of ineffective) {
+      const e = rule.effectiveness!;
+      out.push(`- \`${rule.id}\` (${escapeInline(rule.tool_name)}): ${e.before_per_day} failures per day before, ${e.after_per_day} since (${Math.round(e.change * 100)}%) over ${Math.floor(e.days_since_adoption)} days`);
+    }
+    out.push('');
+  }
+  const { ceiling } = plan;
+  if (ceiling.archived.length > 0) {
+    out.push(`${meta.memoryFile} would have ${ceiling.lines_before} lines, over its ${ceiling.max_lines}-line ceiling: archived the lowest-weight unpinned rules ${ceiling.archived.map((id) => `\`${id}\``).join(', ')} (now ${ceiling.lines_after} lines).`, '');
+  }
+  if (ceiling.warning) out.push(`**Warning:** ${escapeInline(ceiling.warning)}`, '');
 }
 
 function humanChanges(out: string[], input: ReportInput): void {

@@ -1,0 +1,18 @@
+import { Option } from 'commander';
+import type { CommandSpec } from './command-spec.js';
+import { nowOption, runCommand } from './run-command.js';
+
+/**
+ * `decay`: the memory lifecycle alone — weigh every rule, move decayed ones to the archive, expire and
+ * delete old archive entries — without reading telemetry. Same report, lock, apply and commit as `run`.
+ */
+export const decayCommandSpec: CommandSpec = {
+  name: 'decay',
+  description: 'apply the memory lifecycle only (decay, archive, expire) without reading telemetry',
+  options: [
+    new Option('--dry-run', 'write only proposed_memory_updates.md; change nothing else'),
+    new Option('--no-commit', 'write files but do not commit them'),
+    nowOption(),
+  ],
+  action: (_args, options, deps) => runCommand(options, deps, true),
+};

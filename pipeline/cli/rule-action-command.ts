@@ -1,0 +1,46 @@
+import { acquireLock } from '../io/lock.js';
+import { repoPaths } from '../io/paths.js';
+import { buildManualPlan, type ManualAction } from '../memory/manual.js';
+import { applyChanges } from '../stages/apply.js';
+import { load } from '../stages/load.js';
+import type { CliDeps } from './context-from-options.js';
+import { openRepo } from './open-repo.js';
+import { printSuccess } from './output.js';
+import type { CommandSpec } from './command-spec.js';
+
+export interface RuleActionOptions {
+  root?: string;
+  json?: boolean;
+}
+
+/** `touch`, `pin`, `unpin`, `restore <id>`: one human decision about one rule, written under the lock. */
+export async function ruleActionCommand(action: ManualAction, id: string, options: RuleActionOptions, deps: CliDeps): Promise<number> {
+  const { ctx } = await openRepo(options.root, deps);
+  const lock = await acquireLock(ctx.fs, { path: repoPaths(ctx.root, ctx.settings).lock, runId: ctx.runId, now: ctx.now, staleMinutes: ctx.settings.lock_stale_minutes });
+  let plan;
+  try {
+    // Planned under the lock, from what is on disk now: a run that finished meanwhile is not overwritten.
+    plan = buildManualPlan(await load({}, ctx), action, id, { now: ctx.now, runId: ctx.runId, settings: ctx.settings });
+    await applyChanges(ctx, plan.changes);
+  } finally {
+    await lock.release();
+  }
+  const data = { action, id, state: plan.rule.state, status: plan.rule.status, summary: plan.summary, written: plan.changes.map((c) => c.path), events: plan.events };
+  return printSuccess(deps, Boolean(options.json), data, () => `${plan.summary}\n  wrote: ${data.written.join(', ')}\n  commit these files (the next run commits them too).\n`);
+}
+
+const DESCRIPTIONS: Record<ManualAction, string> = {
+  touch: 'reinforce a rule by hand (an explicit access): its decay starts over',
+  pin: 'pin a rule: it skips every automatic transition (an archived rule comes back into memory)',
+  unpin: 'unpin a rule: it becomes active and decays again',
+  restore: 'bring an archived or expired rule back into its memory or skill file',
+};
+
+export function ruleActionSpec(action: ManualAction): CommandSpec {
+  return {
+    name: `${action} <id>`,
+    description: DESCRIPTIONS[action],
+    options: [],
+    action: (args, options, deps) => ruleActionCommand(action, args[0]!, options, deps),
+  };
+}

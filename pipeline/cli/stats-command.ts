@@ -1,0 +1,41 @@
+import { parseEvents } from '../memory/lifecycle.js';
+import { ruleStats, type RuleStats } from '../memory/rule-list.js';
+import type { CliDeps } from './context-from-options.js';
+import { openRepo } from './open-repo.js';
+import { printSuccess } from './output.js';
+import { nowOption } from './run-command.js';
+import type { CommandSpec } from './command-spec.js';
+
+export interface StatsOptions {
+  root?: string;
+  json?: boolean;
+  now?: string;
+}
+
+/** Read-only: counts per state and status, the archive's size, what each run added, archived and restored. */
+export async function statsCommand(options: StatsOptions, deps: CliDeps): Promise<number> {
+  const { ctx, loaded } = await openRepo(options.root, deps, options.now);
+  const stats = ruleStats(loaded.state, parseEvents(loaded.lifecycleText), loaded.archiveText, ctx.now);
+  return printSuccess(deps, Boolean(options.json), stats, () => renderStats(stats));
+}
+
+export function renderStats(s: RuleStats): string {
+  const list = (counts: Record<string, number>) => Object.entries(counts).map(([k, n]) => `${n} ${k}`).join(', ');
+  const out = [
+    `rules: ${s.rules}`,
+    `  by state: ${list(s.by_state)}`,
+    `  by status: ${list(s.by_status)}`,
+    `archive: ${s.archive.entries} entries (${s.archive.lines} lines, ${s.archive.bytes} bytes)`,
+    `average lifespan until archived: ${s.average_lifespan_days === null ? '–' : `${s.average_lifespan_days} days`}; average age in memory: ${s.average_age_days === null ? '–' : `${s.average_age_days} days`}`,
+    `runs that changed rules: ${s.runs.length}`,
+    ...s.runs.map((r) => `  ${r.time.slice(0, 10)} ${r.run}: +${r.added} added, ${r.archived} archived, ${r.restored} restored`),
+  ];
+  return `${out.join('\n')}\n`;
+}
+
+export const statsCommandSpec: CommandSpec = {
+  name: 'stats',
+  description: 'rule counts per state and status, archive size, rules added/archived/restored per run, average lifespan (read-only)',
+  options: [nowOption()],
+  action: (_args, options, deps) => statsCommand(options, deps),
+};
