@@ -13,8 +13,9 @@ export interface CeilingOutcome {
 }
 
 /**
- * MEMORY.md stays at or under `maxLines`: the lowest-weight unpinned derived rules (older reinforcement
- * first on ties) are chosen for the archive until it fits. Human text is never touched; when human text
+ * MEMORY.md stays at or under `maxLines`: the lowest-weight unpinned derived rules are chosen for the
+ * archive until it fits (on equal weight: superseded, then unused, then active, then validated rules;
+ * then the longest unreinforced). Human text is never touched; when human text
  * alone is over the ceiling, nothing is archived and the outcome carries a warning.
  */
 export function enforceCeiling(text: string | undefined, rules: Record<string, LedgerEntry>, maxLines: number): CeilingOutcome {
@@ -29,7 +30,7 @@ export function enforceCeiling(text: string | undefined, rules: Record<string, L
   const inFile = new Set(parsed.map((rule) => rule.id));
   const candidates = Object.values(rules)
     .filter((rule) => rule.target === 'memory' && IN_TARGET.includes(rule.state) && !rule.pinned && inFile.has(rule.id))
-    .sort((a, b) => (a.weight ?? 1) - (b.weight ?? 1) || cmp(a.last_reinforced ?? a.created, b.last_reinforced ?? b.created) || cmp(a.id, b.id));
+    .sort((a, b) => (a.weight ?? 1) - (b.weight ?? 1) || rank(a) - rank(b) || cmp(a.last_reinforced ?? a.created, b.last_reinforced ?? b.created) || cmp(a.id, b.id));
   const archived: string[] = [];
   let remaining = lines;
   for (const rule of candidates) {
@@ -38,6 +39,13 @@ export function enforceCeiling(text: string | undefined, rules: Record<string, L
     remaining -= 1;
   }
   return { ...outcome, archived, lines_after: remaining };
+}
+
+/** On equal weight (every rule in its grace period weighs 1): superseded rules go first, proven ones last. */
+function rank(rule: LedgerEntry): number {
+  if (rule.status === 'refined' || rule.status === 'invalidated') return 0;
+  if (rule.status === 'validated') return 3;
+  return rule.effectiveness?.verdict === 'unused' ? 1 : 2;
 }
 
 function cmp(a: string, b: string): number {

@@ -86,6 +86,8 @@ export function ruleWeight(rule: LifecycleRule, settings: DecaySettings, now: Da
 /** Days without reinforcement after which a rule is archived whatever its weight (null: never). */
 export function ttlDays(rule: LifecycleRule, settings: DecaySettings): number | null {
   if (rule.pinned || rule.status === 'validated') return null;
+  // Superseded and invalidated rules leave within their fast grace plus two fast half-lives.
+  if (rule.status === 'refined' || rule.status === 'invalidated') return Math.min(settings.ttl_days, settings.decay_fast_grace_days + 2 * settings.decay_fast_half_life_days);
   return settings.ttl_days * importance(rule, settings.importance_max_multiplier);
 }
 

@@ -83,7 +83,8 @@ export function evaluateLifecycle(input: LifecycleInput, settings: LifecycleSett
     }
     if (edited.has(id)) rule = { ...rule, last_reinforced: at };
 
-    if (IN_TARGET.includes(rule.state)) rule = judge(rule, settings, now, result);
+    // A superseded rule no longer receives its cluster's recurrences: its figures would only look better.
+    if (IN_TARGET.includes(rule.state) && (rule.status === 'active' || rule.status === 'validated')) rule = judge(rule, settings, now, result);
     rule = { ...rule, weight: IN_TARGET.includes(rule.state) ? ruleWeight(rule, settings, now) : rule.weight };
     if (!rule.pinned) rule = age(rule, settings, now, move, result);
     result.rules[id] = rule;

@@ -36,6 +36,8 @@ export interface GateResult {
 }
 
 const KEPT_IDS = 50;
+/** How many times a cluster's ineffective rule is rewritten before it is left to a human. */
+export const MAX_REFINEMENTS = 2;
 
 /**
  * gate: a cluster becomes a rule candidate when it was seen `min_repeats` times inside the rolling
@@ -130,11 +132,15 @@ export function computeGate(
 function rulesByCluster(state: State): { covering: Map<string, LedgerEntry>; refining: Map<string, Refines> } {
   const covering = new Map<string, LedgerEntry>();
   const refining = new Map<string, Refines>();
+  const refinedBefore = new Map<string, number>();
+  for (const rule of Object.values(state.rules)) if (rule.status === 'refined') refinedBefore.set(rule.cluster_id, (refinedBefore.get(rule.cluster_id) ?? 0) + 1);
   const live = Object.values(state.rules)
     .filter((rule) => [...IN_TARGET, ...IN_ARCHIVE].includes(rule.state) && rule.status !== 'refined')
     .sort((a, b) => (a.created < b.created ? -1 : a.created > b.created ? 1 : a.id < b.id ? -1 : 1));
   for (const rule of live) {
-    const ineffective = rule.effectiveness?.verdict === 'ineffective' && !rule.pinned && IN_TARGET.includes(rule.state);
+    // After MAX_REFINEMENTS rewrites that did not help, another rewrite will not either: a human decides
+    // (the report lists the rule under failures that continued after adoption).
+    const ineffective = rule.effectiveness?.verdict === 'ineffective' && !rule.pinned && IN_TARGET.includes(rule.state) && (refinedBefore.get(rule.cluster_id) ?? 0) < MAX_REFINEMENTS;
     if (ineffective) {
       covering.delete(rule.cluster_id);
       refining.set(rule.cluster_id, { rule_id: rule.id, before_per_day: rule.effectiveness!.before_per_day, after_per_day: rule.effectiveness!.after_per_day });
