@@ -27,7 +27,10 @@ export async function statusCommand(options: StatusOptions, deps: CliDeps): Prom
       id: p.id, kind: p.kind, tool_name: p.tool_name, error_category: p.error_category,
       count: Object.entries(p.days).filter(([day]) => day >= windowStart).reduce((sum, [, n]) => sum + n, 0), last_seen: p.last_seen,
     })),
-    rules: { total: rules.length, active: count((r) => r.state === 'active'), rejected: count((r) => r.state === 'rejected'), pinned: count((r) => r.pinned) },
+    rules: {
+      total: rules.length, active: count((r) => r.state === 'active'), decaying: count((r) => r.state === 'decaying'), pinned: count((r) => r.pinned),
+      archived: count((r) => r.state === 'archived' || r.state === 'expired'), rejected: count((r) => r.state === 'rejected'),
+    },
     quarantined: Object.keys(state.quarantine).length,
     burned: Object.keys(state.burned).length,
   };
@@ -35,7 +38,7 @@ export async function statusCommand(options: StatusOptions, deps: CliDeps): Prom
     const lines = [
       `last sleep: ${data.last_sleep ?? 'never'}`,
       ...data.cursors.map((c) => `cursor: ${c.path} at byte ${c.offset} (last event ${c.last_timestamp ?? '–'})`),
-      `rules: ${data.rules.active} active, ${data.rules.rejected} rejected, ${data.rules.pinned} pinned; ${data.quarantined} quarantined drafts; ${data.burned} burned patterns`,
+      `rules: ${data.rules.active} active, ${data.rules.decaying} decaying, ${data.rules.pinned} pinned, ${data.rules.archived} archived, ${data.rules.rejected} rejected; ${data.quarantined} quarantined drafts; ${data.burned} burned patterns (details: sleep-cycle list, sleep-cycle stats)`,
       `pending clusters: ${data.pending.length}`,
       ...data.pending.map((p) => `  ${p.id} ${p.kind} ${p.tool_name}${p.error_category ? `/${p.error_category}` : ''}: ${p.count} in window`),
     ];

@@ -12,6 +12,13 @@ export function buildExplanation(id: string, state: State, events: LifecycleEven
   return {
     id,
     state: rule ? rule.state : 'quarantined',
+    status: rule?.status ?? null,
+    pinned: rule?.pinned ?? false,
+    weight: rule?.weight ?? null,
+    last_reinforced: rule?.last_reinforced ?? null,
+    effectiveness: rule?.effectiveness ?? null,
+    supersedes: rule?.supersedes ?? null,
+    superseded_by: rule?.superseded_by ?? null,
     text: source.text,
     target: source.target,
     cluster: { id: source.cluster_id, kind: rule?.kind ?? draft?.kind ?? 'failure', tool_name: source.tool_name, error_category: source.error_category },
@@ -33,11 +40,14 @@ export type Explanation = ReturnType<typeof buildExplanation>;
 
 export function renderExplanation(e: Explanation): string {
   const out = [
-    `${e.id} (${e.state}) → ${e.target}`,
+    `${e.id} (${e.state}${e.status ? `, ${e.status}` : ''}${e.pinned ? ', pinned' : ''}${e.weight !== null ? `, weight ${e.weight.toFixed(2)} at the last run` : ''}) → ${e.target}`,
     `  "${e.text}"`,
     `  cluster ${e.cluster.id}: ${e.cluster.kind} of ${e.cluster.tool_name}${e.cluster.error_category ? ` / ${e.cluster.error_category}` : ''}`,
   ];
   if (e.counts) out.push(`  seen ${e.counts.count} times, ${e.counts.distinct_inputs} distinct inputs, ${e.counts.sessions} sessions, ${e.first_seen} → ${e.last_seen}; ${e.hits_since_created} more since`);
+  if (e.effectiveness) out.push(`  effectiveness: ${e.effectiveness.verdict} — ${e.effectiveness.before_per_day} failures per day before, ${e.effectiveness.after_per_day} since, ${e.effectiveness.tool_calls_since} calls of the tool since adoption`);
+  if (e.supersedes) out.push(`  supersedes ${e.supersedes} (which proved ineffective)`);
+  if (e.superseded_by) out.push(`  superseded by ${e.superseded_by}`);
   out.push(`  written by ${e.synthesizer ?? 'unknown'}${e.model ? ` (${e.model}, prompt v${e.prompt_version})` : ''}`);
   if (e.safety) out.push(`  safety: ${e.safety.verdict} against ${e.safety.policy || 'the policy'} (${e.safety.evaluated?.length ?? 0} rules evaluated${e.safety.violations.length ? `; fired: ${e.safety.violations.join(', ')}` : ''})`);
   for (const reason of e.quarantine_reasons) out.push(`  quarantined: ${reason}`);

@@ -28,6 +28,14 @@ max_llm_calls: 20
 # routing:
 #   git_push: git
 routing: {}
+
+# Memory lifecycle: a rule not reinforced (recurrence, memory_refs, touch, human edit) decays after its
+# grace period, is archived to archive_file below archive_threshold or after ttl_days, and expires later.
+decay_function: power-law   # or exponential, linear, step
+decay_grace_days: 28
+decay_half_life_days: 30
+ttl_days: 90
+memory_max_lines: 500
 `;
 
 const STATE_IGNORE = `# Written by sleep-cycle while it runs; never committed.
