@@ -44,3 +44,8 @@ function renderEntry(rule: LedgerEntry): string {
   if (rule.archive_reason) facts.push(sanitizeRuleText(rule.archive_reason));
   return `- \`${rule.id}\` ${sanitizeRuleText(rule.text)}\n  <sub>${facts.join(' · ').replace(/[<>]/g, '')}</sub>`;
 }
+
+/** Ids the archive file lists (as `- \`r-…\``), whatever their state in the ledger. */
+export function archivedIds(text: string | undefined): Set<string> {
+  return new Set(text === undefined ? [] : [...text.matchAll(/^- `(r-[0-9a-f]{4,16})`/gm)].map((match) => match[1]!));
+}

@@ -79,8 +79,10 @@ export function buildManualPlan(input: ManualInput, action: ManualAction, id: st
   const state: State = { ...input.state, rules: { ...input.state.rules, [id]: rule } };
   const changes: FileChange[] = [];
   if (IN_ARCHIVE.includes(before.state) && IN_TARGET.includes(rule.state)) {
-    changes.push(...buildTargetChanges(input, new Map([[rule.target, [{ id, text: rule.text, cluster: rule.cluster_id }]]]), new Map(), options.settings));
+    // The archive first, as in a run: a crash in between leaves the rule archived in the ledger and in
+    // neither file, and the same command run again puts it back.
     changes.push({ path: options.settings.archive_file, role: 'archive', content: renderArchive(Object.values(state.rules)) });
+    changes.push(...buildTargetChanges(input, new Map([[rule.target, [{ id, text: rule.text, cluster: rule.cluster_id }]]]), new Map(), options.settings));
   }
   if (events.length > 0) changes.push({ path: `${options.settings.state_dir}/lifecycle.jsonl`, role: 'audit', content: appendEvents(input.lifecycleText, events) });
   changes.push({ path: `${options.settings.state_dir}/state.json`, role: 'state', content: renderState(state) });

@@ -66,6 +66,7 @@ interface PlanInput {
   llmCache: State['llm_cache'];
   lifecycle: LifecycleResult;
   archiveText: string | undefined;
+  movedByCrashedRun?: Set<string>;
 }
 
 /** plan: every change the run would make, as data. Pure; dry-run renders it and stops. */
@@ -141,9 +142,10 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
       kind: draft.kind, text, target, status, reasons: [...item.reasons, ...draft.notes],
     });
   }
-  for (const id of input.lifecycle.restored) {
+  // Restored tonight, or moved out by a crashed run but still in memory by tonight's lifecycle: back in.
+  for (const id of [...input.lifecycle.restored, ...(input.movedByCrashedRun ?? [])]) {
     const rule = rules[id]!;
-    add(rule.target, { id, text: rule.text, cluster: rule.cluster_id });
+    if (IN_TARGET.includes(rule.state)) add(rule.target, { id, text: rule.text, cluster: rule.cluster_id });
   }
   const removals = new Map<string, Set<string>>();
   for (const id of input.lifecycle.archived) {
@@ -153,8 +155,10 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
   const changes = buildTargetChanges(input, additions, removals, options.settings);
   const ceiling = applyCeiling(input.memoryText, changes, rules, lifecycle, options);
   for (const change of lifecycle) events.push({ ...event(change.rule, change.from, change.to, change.reason), since: change.since, ...(change.field === 'status' ? { field: 'status' as const } : {}) });
+  // The archive first: a crash after it but before the target files leaves a rule in both places or in
+  // the archive only, which reconcile recognises — never a rule that looks deleted by a human.
   const archive = archiveChange(input.archiveText, rules, options.settings);
-  if (archive) changes.push(archive);
+  if (archive) changes.unshift(archive);
 
   const nextState: State = {
     ...input.state,

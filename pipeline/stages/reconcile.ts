@@ -3,6 +3,7 @@ import { parseMemory } from '../memory/memory-md.js';
 import { parseSkillRules } from '../memory/skills-yaml.js';
 import { IN_TARGET, type LedgerEntry, type RuleState, type State } from '../memory/state.js';
 import { textSha } from '../synth/rule-id.js';
+import { archivedIds } from '../memory/archive-md.js';
 
 export interface HumanChange {
   rule_id: string;
@@ -17,13 +18,18 @@ export interface Reconciled {
   humanChanges: HumanChange[];
   /** Target (`memory`, `skill:<name>`) -> rule id -> text, for every target file that exists. */
   present: Map<string, Map<string, string>>;
+  /**
+   * Rules the ledger has in memory but a crashed run already moved to the archive file (it is written
+   * before the target files): not deleted by a human. Plan puts them back if they stay in memory.
+   */
+  movedByCrashedRun: Set<string>;
 }
 
 /**
  * reconcile: reads what humans did to derived rules since the last run. A rule whose line is gone is
  * rejected and its pattern burned (never proposed again); an edited rule keeps the human's text.
  */
-export async function reconcile<I extends { state: State; memoryText: string | undefined; skillTexts: Record<string, string | undefined>; notices: string[] }>(
+export async function reconcile<I extends { state: State; memoryText: string | undefined; skillTexts: Record<string, string | undefined>; archiveText?: string | undefined; notices: string[] }>(
   input: I,
   ctx: RunContext,
 ): Promise<I & Reconciled> {
@@ -32,6 +38,8 @@ export async function reconcile<I extends { state: State; memoryText: string | u
   const rules: Record<string, LedgerEntry> = {};
   const burned = { ...input.state.burned };
   const humanChanges: HumanChange[] = [];
+  const inArchive = archivedIds(input.archiveText);
+  const movedByCrashedRun = new Set<string>();
   for (const [id, rule] of Object.entries(input.state.rules)) {
     const found = present.get(rule.target);
     if (!IN_TARGET.includes(rule.state) || found === undefined) {
@@ -39,7 +47,10 @@ export async function reconcile<I extends { state: State; memoryText: string | u
       continue;
     }
     const text = found.get(id);
-    if (text === undefined) {
+    if (text === undefined && inArchive.has(id)) {
+      rules[id] = rule;
+      movedByCrashedRun.add(id);
+    } else if (text === undefined) {
       rules[id] = { ...rule, state: 'rejected', state_since: ctx.now.toISOString(), pinned: false };
       burned[rule.cluster_id] = { rule_id: id, reason: `deleted by a human from ${rule.target}`, at: ctx.now.toISOString() };
       humanChanges.push({ rule_id: id, kind: 'deleted', target: rule.target, from: rule.state });
@@ -50,7 +61,7 @@ export async function reconcile<I extends { state: State; memoryText: string | u
       rules[id] = rule;
     }
   }
-  return { ...input, notices, state: { ...input.state, rules, burned }, humanChanges, present };
+  return { ...input, notices, state: { ...input.state, rules, burned }, humanChanges, present, movedByCrashedRun };
 }
 
 /** Target -> (rule id -> text) for every target file that exists; a missing file proves nothing. */

@@ -27,6 +27,9 @@ const SKILL = read(PACKAGE_ROOT, 'skills/git.yaml');
 const NIGHTS = [
   { clock: '2026-11-21T03:00:00Z', day: '2026-11-20' },
   { clock: '2026-11-22T03:00:00Z', day: '2026-11-21' },
+  // Six months later: the lifecycle archives what was not reinforced, then a recurrence restores a rule.
+  { clock: '2027-06-01T03:00:00Z', day: '2027-05-31' },
+  { clock: '2027-06-02T03:00:00Z', day: '2027-06-01' },
 ];
 
 let counter = 0;
@@ -62,6 +65,12 @@ const NIGHT_2 = lines(
   ...failing(2, NIGHTS[1]!.day, DEPLOY),
   ...failing(2, NIGHTS[1]!.day, { tool_name: 'Grep', error_category: 'timeout', error_message: 'search timed out' }),
 );
+
+// Night 3: only the index.lock failure recurs (its skill rule is reinforced); the other rules are past
+// their TTL and move to memory/archive.md; a new cluster gets a rule.
+const NIGHT_3 = lines(...succeeding(3, NIGHTS[2]!.day), ...failing(3, NIGHTS[2]!.day, LOCK_PUSH), ...failing(3, NIGHTS[2]!.day, { tool_name: 'WebFetch', error_category: 'network_error', error_message: 'fetch failed' }));
+// Night 4: the not-read-first failure returns: its archived rule is restored instead of a new one written.
+const NIGHT_4 = lines(...succeeding(2, NIGHTS[3]!.day), ...failing(3, NIGHTS[3]!.day, NOT_READ));
 
 interface Exit {
   code: number | null;
@@ -128,12 +137,14 @@ function snapshot(dir: string) {
     ...Object.fromEntries(skills.map((path) => [path, text(path)])),
     '.sleep-cycle/state.json': normalState(text('.sleep-cycle/state.json')),
     '.sleep-cycle/lifecycle.jsonl': normalAudit(text('.sleep-cycle/lifecycle.jsonl')),
+    'memory/archive.md': text('memory/archive.md'),
   };
   const committed: Record<string, string | undefined> = {
     'MEMORY.md': headText('MEMORY.md'),
     ...Object.fromEntries(skills.map((path) => [path, headText(path)])),
     '.sleep-cycle/state.json': normalState(headText('.sleep-cycle/state.json')),
     '.sleep-cycle/lifecycle.jsonl': normalAudit(headText('.sleep-cycle/lifecycle.jsonl')),
+    'memory/archive.md': headText('memory/archive.md'),
     // The night's report reaches git even when its run was killed before the commit.
     'proposed_memory_updates.md': headText('proposed_memory_updates.md'),
   };
@@ -228,17 +239,34 @@ appendFileSync(join(night2, 'logs/telemetry.jsonl'), NIGHT_2);
 const night2Done = copyRepo(night2);
 cleanup.push(night2Done);
 points.push(...(await traceNight(night2Done, 1)));
-before = [night1, night2];
-after = [night1Done, night2Done];
+const night3 = copyRepo(night2Done);
+appendFileSync(join(night3, 'logs/telemetry.jsonl'), NIGHT_3);
+const night3Done = copyRepo(night3);
+points.push(...(await traceNight(night3Done, 2)));
+const night4 = copyRepo(night3Done);
+appendFileSync(join(night4, 'logs/telemetry.jsonl'), NIGHT_4);
+const night4Done = copyRepo(night4);
+points.push(...(await traceNight(night4Done, 3)));
+cleanup.push(night3, night3Done, night4, night4Done);
+before = [night1, night2, night3, night4];
+after = [night1Done, night2Done, night3Done, night4Done];
 
 beforeAll(() => {
-  reference = [snapshot(night1Done), snapshot(night2Done)];
+  reference = [snapshot(night1Done), snapshot(night2Done), snapshot(night3Done), snapshot(night4Done)];
   // The scenario is what the test claims: both targets, a quarantine, and new rules on night 2.
   expect(reference[0]!.rules.inFiles).toHaveLength(2);
   expect(reference[0]!.rules.quarantine).toHaveLength(1);
   expect(reference[0]!.working['skills/git.yaml']).toMatch(/- id: r-/);
   expect(reference[1]!.rules.inFiles).toHaveLength(4);
   expect(reference[1]!.commits).toBe(3);
+  // Night 3 archives (from MEMORY.md and the skill file); night 4 restores one rule from the archive.
+  const archivedOn3 = reference[2]!.rules.ledger.filter((line) => line.includes(' archived '));
+  expect(archivedOn3.length).toBeGreaterThanOrEqual(2);
+  expect(archivedOn3.some((line) => line.endsWith('skill:git'))).toBe(true);
+  expect(reference[2]!.committed['memory/archive.md']).toContain('## Archived (');
+  const restored = reference[3]!.rules.ledger.filter((line) => !reference[2]!.rules.ledger.includes(line) && line.includes(' active '));
+  expect(restored).toHaveLength(1);
+  expect(reference[3]!.rules.ledger).toHaveLength(reference[2]!.rules.ledger.length);
 });
 
 afterAll(() => {
