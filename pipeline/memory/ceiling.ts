@@ -31,14 +31,20 @@ export function enforceCeiling(text: string | undefined, rules: Record<string, L
   const candidates = Object.values(rules)
     .filter((rule) => rule.target === 'memory' && IN_TARGET.includes(rule.state) && !rule.pinned && inFile.has(rule.id))
     .sort((a, b) => (a.weight ?? 1) - (b.weight ?? 1) || rank(a) - rank(b) || cmp(a.last_reinforced ?? a.created, b.last_reinforced ?? b.created) || cmp(a.id, b.id));
+  // A hand-duplicated id has several bullets, and removing the rule removes them all.
+  const bullets = new Map<string, number>();
+  for (const rule of parsed) bullets.set(rule.id, (bullets.get(rule.id) ?? 0) + 1);
   const archived: string[] = [];
   let remaining = lines;
   for (const rule of candidates) {
     if (remaining <= maxLines) break;
     archived.push(rule.id);
-    remaining -= 1;
+    remaining -= bullets.get(rule.id) ?? 1;
   }
-  return { ...outcome, archived, lines_after: remaining };
+  const warning = remaining > maxLines
+    ? `MEMORY.md stays at ${remaining} lines, over its ${maxLines}-line ceiling: what is left is human text, pinned rules or lines sleep-cycle does not track (unpin or remove some, or raise memory_max_lines).`
+    : null;
+  return { ...outcome, archived, lines_after: remaining, warning };
 }
 
 /** On equal weight (every rule in its grace period weighs 1): superseded rules go first, proven ones last. */

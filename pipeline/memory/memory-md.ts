@@ -96,6 +96,16 @@ export function addRules(text: string, rules: MemoryRule[]): string {
       break;
     }
   }
+  const blankAfterHeading = anchor === heading && heading + 1 < end && scan.lines[heading + 1]!.text.trim() === '' && !scan.lines[heading + 1]!.fenced;
+  if (blankAfterHeading) {
+    // An empty section that keeps its blank line (e.g. after its last rule was archived): the bullets go
+    // after that blank line, so adding and removing a rule again and again does not pile up blank lines.
+    const blank = scan.lines[heading + 1]!;
+    const following = scan.lines[heading + 2];
+    const tail = following !== undefined && following.text.trim() !== '' ? eol : '';
+    const lead = blank.eol === '' ? eol : '';
+    return `${text.slice(0, blank.next)}${lead}${bullets.join(eol)}${eol}${tail}${text.slice(blank.next)}`;
+  }
   const line = scan.lines[anchor]!;
   const offset = line.next;
   const lead = line.eol === '' ? eol : '';

@@ -84,6 +84,8 @@ export class ClusterBuilder {
   private readonly clusters = new Map<string, Accumulator>();
   /** Raw category → cleaned category, per night (categories are few; the cap guards hostile logs). */
   private readonly categories = new Map<string, string>();
+  /** File name → its hash, for sample priorities (a night reads a few files). */
+  private readonly fileHashes = new Map<string, number>();
   /** Events that would have opened a cluster past `maxClusters` (a pathological night). */
   overflow = 0;
 
@@ -115,7 +117,7 @@ export class ClusterBuilder {
     acc.days.set(day, (acc.days.get(day) ?? 0) + 1);
     if (baseline !== null) acc.baseline = baseline;
     this.sample(acc, event, ref, ts);
-    if (kind === 'failure') countSignature(acc.signatures, event.error_message);
+    if (kind === 'failure') countSignature(acc.signatures, signatureOf(event.error_message));
   }
 
   /** The clusters, sorted by id, with every stored message redacted. */
@@ -124,7 +126,12 @@ export class ClusterBuilder {
   }
 
   private sample(acc: Accumulator, event: TelemetryEvent, ref: EventRef, ts: number): void {
-    const priority = fnv1a(`${ref.file}:${ref.offset}`);
+    let fileHash = this.fileHashes.get(ref.file);
+    if (fileHash === undefined) {
+      fileHash = fnv1a(ref.file);
+      if (this.fileHashes.size < MAX_TRACKED) this.fileHashes.set(ref.file, fileHash);
+    }
+    const priority = mix32(fileHash ^ mix32(ref.offset % 0x100000000) ^ mix32(Math.floor(ref.offset / 0x100000000) + 0x9e3779b9));
     const samples = acc.samples;
     if (samples.length < this.limits.sampleSize) {
       samples.push({ priority, event, ref, ts });
@@ -185,8 +192,7 @@ function newAccumulator(id: string, kind: ClusterKind, tool: string, category: s
   };
 }
 
-function countSignature(signatures: Map<string, number>, message: string | undefined): void {
-  const signature = signatureOf(message);
+function countSignature(signatures: Map<string, number>, signature: string | null): void {
   if (signature === null) return;
   if (signatures.has(signature) || signatures.size < MAX_SIGNATURES) {
     signatures.set(signature, (signatures.get(signature) ?? 0) + 1);
@@ -232,6 +238,14 @@ function topSignatures(signatures: Map<string, number>): Signature[] {
     .map(([text, count]) => ({ text: redact(text), count }))
     .sort((a, b) => b.count - a.count || (a.text < b.text ? -1 : 1))
     .slice(0, 5);
+}
+
+/** murmur3's finalizer: a well-mixed unsigned 32-bit hash of a 32-bit integer. */
+function mix32(value: number): number {
+  let h = value | 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
 }
 
 function fnv1a(text: string): number {

@@ -57,15 +57,16 @@ export class SlowDetector {
     private readonly toolName: (raw: string) => string = (raw) => raw,
   ) {}
 
-  observe(event: TelemetryEvent, ts: number, ref: EventRef): void {
+  /** One success, at `offset` in `file` (the reference is built only for calls that are kept). */
+  observe(event: TelemetryEvent, ts: number, file: string, offset: number): void {
     const tally = this.tally(this.toolName(event.tool_name));
     tally.sum += event.duration_ms;
     tally.count += 1;
     if (tally.baseline !== null) {
-      this.judge(event, ts, ref, tally.baseline);
+      if (this.isSlow(event, tally.baseline)) this.onSlow({ event, ts, ref: { file, offset }, baseline: Math.round(tally.baseline) });
       return;
     }
-    tally.warmup.push({ event, ts, ref });
+    tally.warmup.push({ event, ts, ref: { file, offset } });
     if (tally.warmup.length >= this.options.minSamples) this.settle(tally);
   }
 
@@ -100,9 +101,11 @@ export class SlowDetector {
   }
 
   private judge(event: TelemetryEvent, ts: number, ref: EventRef, baseline: number): void {
-    if (baseline > 0 && event.duration_ms > this.options.slowFactor * baseline && event.duration_ms >= this.options.minMs) {
-      this.onSlow({ event, ts, ref, baseline: Math.round(baseline) });
-    }
+    if (this.isSlow(event, baseline)) this.onSlow({ event, ts, ref, baseline: Math.round(baseline) });
+  }
+
+  private isSlow(event: TelemetryEvent, baseline: number): boolean {
+    return baseline > 0 && event.duration_ms > this.options.slowFactor * baseline && event.duration_ms >= this.options.minMs;
   }
 }
 

@@ -99,9 +99,8 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
         window.from = window.from === null || ts < window.from ? ts : window.from;
         window.to = window.to === null || ts > window.to ? ts : window.to;
         usage.add(event, ts);
-        const ref = { file: segment.file, offset: line.offset };
-        if (isFailure(event)) builder.add('failure', event, ts, ref);
-        else if (event.exit_code === 0) detector.observe(event, ts, ref);
+        if (isFailure(event)) builder.add('failure', event, ts, { file: segment.file, offset: line.offset });
+        else if (event.exit_code === 0) detector.observe(event, ts, segment.file, line.offset);
       });
     }
     // The last segment is always the current file: the cursor moves to where it was left.

@@ -56,8 +56,65 @@ export function isTelemetryEvent(value: unknown): value is TelemetryEvent {
 export function parseTimestamp(value: unknown): number | null {
   if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value : null;
   if (typeof value !== 'string' || value.length < 10 || value.length > 40) return null;
+  const fast = canonicalUtc(value);
+  if (fast !== null) return fast;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? null : ms;
+}
+
+/** Epoch ms of each day (`YYYY-MM-DD`) seen lately, as Date.parse computes it (quirks included). */
+const DAY_MS = new Map<string, number>();
+/** Consecutive events mostly share their day. */
+let lastDay: { text: string; ms: number } | null = null;
+
+/**
+ * The hot path's timestamp: `YYYY-MM-DDTHH:MM:SS[.sss]Z`, the shape every logger writes, parsed from its
+ * digits with the day looked up once; anything else (offsets, other precisions, odd values) returns null
+ * and goes to Date.parse. Same result as Date.parse for every string it accepts.
+ */
+function canonicalUtc(s: string): number | null {
+  const n = s.length;
+  if ((n !== 24 && n !== 20) || s.charCodeAt(10) !== 84 /* T */ || s.charCodeAt(n - 1) !== 90 /* Z */) return null;
+  if (s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58 || (n === 24 && s.charCodeAt(19) !== 46)) return null;
+  const h = two(s, 11);
+  const m = two(s, 14);
+  const sec = two(s, 17);
+  if (h < 0 || h > 23 || m < 0 || m > 59 || sec < 0 || sec > 59) return null;
+  let ms = 0;
+  if (n === 24) {
+    const hundreds = digit(s, 20);
+    const rest = two(s, 21);
+    if (hundreds < 0 || rest < 0) return null;
+    ms = hundreds * 100 + rest;
+  }
+  let day: number | undefined;
+  let dayText: string;
+  if (lastDay !== null && s.startsWith(lastDay.text)) {
+    dayText = lastDay.text;
+    day = lastDay.ms;
+  } else {
+    dayText = s.slice(0, 10);
+    day = DAY_MS.get(dayText);
+  }
+  if (day === undefined) {
+    day = Date.parse(`${dayText}T00:00:00Z`);
+    if (DAY_MS.size >= 4096) DAY_MS.clear();
+    DAY_MS.set(dayText, day);
+  }
+  lastDay = { text: dayText, ms: day };
+  if (Number.isNaN(day)) return null;
+  return day + ((h * 60 + m) * 60 + sec) * 1000 + ms;
+}
+
+function digit(s: string, i: number): number {
+  const c = s.charCodeAt(i) - 48;
+  return c >= 0 && c <= 9 ? c : -1;
+}
+
+function two(s: string, i: number): number {
+  const a = digit(s, i);
+  const b = digit(s, i + 1);
+  return a < 0 || b < 0 ? -1 : a * 10 + b;
 }
 
 function optionalString(value: unknown): boolean {

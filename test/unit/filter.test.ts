@@ -9,7 +9,7 @@ const call = (duration_ms: number, overrides: Partial<TelemetryEvent> = {}): Tel
 function judge(durations: number[], baselines = {}, options = { slowFactor: 2, minSamples: 10, minMs: 0 }) {
   const slow: SlowCall[] = [];
   const detector = new SlowDetector(baselines, options, (found) => slow.push(found));
-  durations.forEach((d, i) => detector.observe(call(d), i, { file: 'f', offset: i }));
+  durations.forEach((d, i) => detector.observe(call(d), i, 'f', i));
   const next = detector.finish();
   return { slow: slow.map((s) => s.event.duration_ms), next };
 }

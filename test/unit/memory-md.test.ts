@@ -146,11 +146,17 @@ describe('MEMORY.md properties', () => {
           expect(out.startsWith(`${top}${heading}`)).toBe(true);
           expect(out.endsWith(bottom)).toBe(true);
           insertionOf(text, out);
-          // The bullet goes after the section's last non-blank line (after a blank line when the section is
-          // empty), ended with the heading's line ending.
+          // The bullet goes after the section's last non-blank line, ended with the heading's line ending.
           const b = `${renderRule(rule)}${headingEol}`;
           const last = body.map((l) => l.trim() !== '').lastIndexOf(true);
-          const section = last < 0 ? `${headingEol}${b}${body.join('')}` : `${body.slice(0, last + 1).join('')}${b}${body.slice(last + 1).join('')}`;
+          // An empty section that keeps a blank line gets the bullet after that line (and a blank line before
+          // what follows), so archiving and restoring a rule again and again does not pile up blank lines.
+          const following = body[1] ?? '## After';
+          const section = last >= 0
+            ? `${body.slice(0, last + 1).join('')}${b}${body.slice(last + 1).join('')}`
+            : body.length > 0
+              ? `${body[0]}${b}${following.trim() !== '' ? headingEol : ''}${body.slice(1).join('')}`
+              : `${headingEol}${b}`;
           expect(out).toBe(`${top}${heading}${section}${bottom}`);
           const old = parseMemory(text).rules;
           expect(parseMemory(out).rules).toEqual([...old, rule]);
