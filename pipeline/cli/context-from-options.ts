@@ -69,11 +69,18 @@ export function buildRunContext(deps: CliDeps, root: string, settings: Settings,
 export function resolveNow(deps: Pick<CliDeps, 'clock' | 'env'>, flag?: string): Date {
   const [text, where] = flag !== undefined ? [flag, '--now'] : [deps.env.SLEEP_CYCLE_NOW, 'SLEEP_CYCLE_NOW'];
   if (text === undefined || text.trim() === '') return deps.clock.now();
-  const ms = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(text.trim()) ? Date.parse(text.trim()) : Number.NaN;
+  const match = /^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.exec(text.trim());
+  // A time without an offset is UTC, as a date alone is: the same --now means the same instant on every machine.
+  const iso = match ? (match[4] && !match[5] ? `${text.trim()}Z` : text.trim()) : '';
+  const ms = match && isCalendarDate(Number(match[1]), Number(match[2]), Number(match[3])) ? Date.parse(iso) : Number.NaN;
   if (Number.isNaN(ms)) {
     throw errors.usage(`${where} must be an ISO-8601 date or time such as 2026-12-01 or 2026-12-01T03:00:00Z, found ${JSON.stringify(text.slice(0, 40))}.`);
   }
   return new Date(ms);
+}
+
+function isCalendarDate(year: number, month: number, day: number): boolean {
+  return month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
 
 /** Claude writes the rules when a key is set (synthesizer auto or claude); offline stays the fallback. */

@@ -7,15 +7,17 @@ import type { CliDeps } from './context-from-options.js';
 import { openRepo } from './open-repo.js';
 import { printSuccess } from './output.js';
 import type { CommandSpec } from './command-spec.js';
+import { nowOption } from './run-command.js';
 
 export interface RuleActionOptions {
   root?: string;
   json?: boolean;
+  now?: string;
 }
 
 /** `touch`, `pin`, `unpin`, `restore <id>`: one human decision about one rule, written under the lock. */
 export async function ruleActionCommand(action: ManualAction, id: string, options: RuleActionOptions, deps: CliDeps): Promise<number> {
-  const { ctx } = await openRepo(options.root, deps);
+  const { ctx } = await openRepo(options.root, deps, options.now);
   const lock = await acquireLock(ctx.fs, { path: repoPaths(ctx.root, ctx.settings).lock, runId: ctx.runId, now: ctx.now, staleMinutes: ctx.settings.lock_stale_minutes });
   let plan;
   try {
@@ -40,7 +42,7 @@ export function ruleActionSpec(action: ManualAction): CommandSpec {
   return {
     name: `${action} <id>`,
     description: DESCRIPTIONS[action],
-    options: [],
+    options: [nowOption()],
     action: (args, options, deps) => ruleActionCommand(action, args[0]!, options, deps),
   };
 }

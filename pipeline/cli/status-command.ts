@@ -1,7 +1,7 @@
 import { relative, resolve } from 'node:path';
 import { repoPaths } from '../io/paths.js';
 import { parseState } from '../memory/state.js';
-import { loadSettings, type CliDeps } from './context-from-options.js';
+import { loadSettings, resolveNow, type CliDeps } from './context-from-options.js';
 import { printSuccess } from './output.js';
 import type { CommandSpec } from './command-spec.js';
 
@@ -18,7 +18,7 @@ export async function statusCommand(options: StatusOptions, deps: CliDeps): Prom
   const state = parseState(await deps.fs.readText(statePath), relative(root, statePath));
   const rules = Object.values(state.rules);
   // The window as the next run will see it with nothing new: ending now.
-  const windowStart = new Date(deps.clock.now().getTime() - settings.window_days * 86_400_000).toISOString().slice(0, 10);
+  const windowStart = new Date(resolveNow(deps).getTime() - settings.window_days * 86_400_000).toISOString().slice(0, 10);
   const count = (predicate: (r: (typeof rules)[number]) => boolean) => rules.filter(predicate).length;
   const data = {
     last_sleep: state.last_sleep,

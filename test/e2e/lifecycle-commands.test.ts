@@ -418,12 +418,15 @@ describe('settings and the clock', () => {
 
   it('--now must be an ISO date; SLEEP_CYCLE_NOW is honoured and --now wins over it', async () => {
     const { dir } = await withRule();
-    for (const args of [['list', '--now', 'not-a-date'], ['decay', '--now', 'not-a-date'], ['run', '--dry-run', '--now', 'not-a-date'], ['stats', '--now', 'yesterday']]) {
+    // Impossible calendar dates are refused too (Date.parse would roll 2027-02-30 over to March 2).
+    for (const args of [['list', '--now', 'not-a-date'], ['decay', '--now', 'not-a-date'], ['run', '--dry-run', '--now', 'not-a-date'], ['stats', '--now', 'yesterday'], ['list', '--now', '2027-02-30'], ['pin', 'r-000000', '--now', '2027-04-31']]) {
       const bad = await cli(dir, args);
       expect(bad.code, args.join(' ')).toBe(2);
       expect(bad.json.error.code, args.join(' ')).toBe('E_USAGE');
       expect(bad.json.error.message, args.join(' ')).toContain('--now must be an ISO-8601 date');
     }
+    // A time without an offset is UTC on every machine, like a date alone.
+    expect((await cli(dir, ['list', '--now', '2027-06-09T03:00'], T0)).json.data.now).toBe('2027-06-09T03:00:00.000Z');
     const badEnv = await cli(dir, ['list'], T0, { SLEEP_CYCLE_NOW: 'soon' });
     expect(badEnv.code).toBe(2);
     expect(badEnv.json.error.message).toContain('SLEEP_CYCLE_NOW must be an ISO-8601 date');
