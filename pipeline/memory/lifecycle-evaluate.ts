@@ -29,6 +29,8 @@ export interface LifecycleInput {
   usage: UsageSummary;
   /** Rules whose text a human edited since the last run: an edit is a reinforcement. */
   edited: string[];
+  /** Rules in memory the current safety policy no longer accepts (see safety/recheck.ts). */
+  policy?: { flagged: Record<string, { severity: 'block' | 'warn'; violations: string[] }>; checked: Record<string, string> };
 }
 
 export interface LifecycleResult {
@@ -69,7 +71,7 @@ export function evaluateLifecycle(input: LifecycleInput, settings: LifecycleSett
     const recurred = recurrences.get(id);
     if (recurred) {
       rule = { ...rule, hits: rule.hits + recurred.count, last_seen: maxIso(rule.last_seen, recurred.last_seen), last_reinforced: maxIso(rule.last_reinforced, minIso(recurred.last_seen, at)) };
-      if (IN_ARCHIVE.includes(rule.state)) {
+      if (IN_ARCHIVE.includes(rule.state) && rule.status !== 'invalidated') {
         move('active', `its failure recurred (${recurred.count} times): restored instead of writing a new rule`);
         rule = { ...currentOf(rule, 'active', now), last_reinforced: at, archive_reason: null };
         result.restored.push(id);
@@ -82,6 +84,21 @@ export function evaluateLifecycle(input: LifecycleInput, settings: LifecycleSett
       rule = { ...rule, accesses: rule.accesses + access.count, last_accessed: maxIso(rule.last_accessed ?? '', last), last_reinforced: IN_TARGET.includes(rule.state) ? maxIso(rule.last_reinforced, last) : rule.last_reinforced };
     }
     if (edited.has(id)) rule = { ...rule, last_reinforced: at };
+    const checked = input.policy?.checked[id];
+    if (checked) rule = { ...rule, policy_checked: checked };
+    const flagged = input.policy?.flagged[id];
+    if (flagged && IN_TARGET.includes(rule.state) && rule.status !== 'invalidated') {
+      const why = `the current safety policy ${flagged.severity === 'block' ? 'blocks' : 'warns about'} it (${flagged.violations.join('; ')})`;
+      result.changes.push({ rule: id, field: 'status', from: rule.status, to: 'invalidated', reason: why, since: rule.state_since });
+      rule = { ...rule, status: 'invalidated' };
+      // A block is not left to decay: the rule leaves memory tonight (a pinned one stays, flagged, for its human).
+      if (flagged.severity === 'block' && !rule.pinned) {
+        move('archived', why);
+        result.archived.push(id);
+        result.rules[id] = { ...currentOf(rule, 'archived', now), archive_reason: why, weight: 0 };
+        continue;
+      }
+    }
 
     // A superseded rule no longer receives its cluster's recurrences: its figures would only look better.
     if (IN_TARGET.includes(rule.state) && (rule.status === 'active' || rule.status === 'validated')) rule = judge(rule, settings, now, result);

@@ -41,6 +41,9 @@ export function buildManualPlan(input: ManualInput, action: ManualAction, id: st
     rule = { ...rule, state: to, state_since: now };
   };
   let summary: string;
+  if ((action === 'restore' || action === 'pin') && IN_ARCHIVE.includes(rule.state) && rule.status === 'invalidated') {
+    throw errors.usage(`${id} was taken out of memory because the safety policy no longer accepts it (${rule.archive_reason ?? 'see sleep-cycle explain'}): it does not come back. Its failure, if it recurs, gets a new rule checked against the current policy.`);
+  }
   switch (action) {
     case 'touch': {
       if (!IN_TARGET.includes(rule.state)) {

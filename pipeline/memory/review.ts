@@ -3,11 +3,15 @@ import { buildTargetChanges, type FileChange } from '../stages/plan.js';
 import { appendEvents, type LifecycleEvent } from './lifecycle.js';
 import { renderState, type LedgerEntry, type State } from './state.js';
 import { textSha } from '../synth/rule-id.js';
+import type { SafetyPolicy } from '../safety/policy.js';
+import { policyFingerprint } from '../safety/recheck.js';
 
 export type ReviewAction = { kind: 'accept'; id: string; force: boolean; sha?: string } | { kind: 'reject'; id: string; reason: string };
 
 export interface ReviewInput {
   state: State;
+  /** The policy the reviewer accepted against: the rule is not re-checked until the policy changes. */
+  policy?: SafetyPolicy;
   memoryText: string | undefined;
   skillTexts: Record<string, string | undefined>;
   lifecycleText: string | undefined;
@@ -65,6 +69,7 @@ export function buildReviewPlan(input: ReviewInput, action: ReviewAction, option
       // Approved by a human: a validated rule, which does not decay.
       status: 'validated', last_reinforced: now, last_accessed: null, accesses: 0, state_since: now, weight: 1, tool_calls: 0,
       provenance: quarantined.provenance ?? emptyProvenance(now),
+      ...(input.policy ? { policy_checked: `${policyFingerprint(input.policy)}:${textSha(quarantined.text)}` } : {}),
     };
     state.rules[entry.id] = entry;
     delete state.quarantine[action.id];

@@ -92,6 +92,8 @@ export interface LedgerEntry {
   superseded_by?: string | null;
   /** Why it was archived (shown in the archive file and by `list`). */
   archive_reason?: string | null;
+  /** `<policy fingerprint>:<text sha>` of the last safety re-check (see safety/recheck.ts). */
+  policy_checked?: string;
   provenance: {
     synthesizer: string;
     count: number;

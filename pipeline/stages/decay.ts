@@ -1,6 +1,8 @@
 import type { RunContext } from '../context.js';
 import { evaluateLifecycle, type LifecycleResult } from '../memory/lifecycle-evaluate.js';
 import type { State } from '../memory/state.js';
+import { recheckRules } from '../safety/recheck.js';
+import type { SafetyPolicy } from '../safety/policy.js';
 import { emptyUsage, type UsageSummary } from '../telemetry/usage.js';
 import type { Recurrence } from './gate.js';
 import type { HumanChange } from './reconcile.js';
@@ -10,12 +12,14 @@ import type { HumanChange } from './reconcile.js';
  * accessed, measure effectiveness, weigh every rule and move it between states (decaying, archived,
  * expired, deleted; archived rules whose failure recurred are restored). Pure; plan turns it into files.
  */
-export async function decay<I extends { state: State; recurrences?: Recurrence[]; usage?: UsageSummary; humanChanges: HumanChange[] }>(
+export async function decay<I extends { state: State; policy: SafetyPolicy; recurrences?: Recurrence[]; usage?: UsageSummary; humanChanges: HumanChange[] }>(
   input: I,
   ctx: RunContext,
 ): Promise<I & { lifecycle: LifecycleResult }> {
+  const policy = await recheckRules(input.state.rules, input.policy);
   const lifecycle = evaluateLifecycle(
     {
+      policy,
       rules: input.state.rules,
       recurrences: input.recurrences ?? [],
       usage: input.usage ?? emptyUsage(),

@@ -135,7 +135,8 @@ function rulesByCluster(state: State): { covering: Map<string, LedgerEntry>; ref
   const refinedBefore = new Map<string, number>();
   for (const rule of Object.values(state.rules)) if (rule.status === 'refined') refinedBefore.set(rule.cluster_id, (refinedBefore.get(rule.cluster_id) ?? 0) + 1);
   const live = Object.values(state.rules)
-    .filter((rule) => [...IN_TARGET, ...IN_ARCHIVE].includes(rule.state) && rule.status !== 'refined')
+    // Refined rules have a successor; invalidated ones failed the current policy and never come back.
+    .filter((rule) => [...IN_TARGET, ...IN_ARCHIVE].includes(rule.state) && rule.status !== 'refined' && rule.status !== 'invalidated')
     .sort((a, b) => (a.created < b.created ? -1 : a.created > b.created ? 1 : a.id < b.id ? -1 : 1));
   for (const rule of live) {
     // After MAX_REFINEMENTS rewrites that did not help, another rewrite will not either: a human decides

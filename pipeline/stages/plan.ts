@@ -5,6 +5,8 @@ import { IN_ARCHIVE, IN_TARGET, renderState, STATE_VERSION, withoutTimeDerived, 
 import { renderArchive } from '../memory/archive-md.js';
 import { enforceCeiling, type CeilingOutcome } from '../memory/ceiling.js';
 import type { LifecycleResult, RuleChange } from '../memory/lifecycle-evaluate.js';
+import type { SafetyPolicy } from '../safety/policy.js';
+import { policyFingerprint } from '../safety/recheck.js';
 import { finalRuleText } from '../synth/rule-text.js';
 import { textSha } from '../synth/rule-id.js';
 import type { Cluster } from './cluster.js';
@@ -67,6 +69,8 @@ interface PlanInput {
   lifecycle: LifecycleResult;
   archiveText: string | undefined;
   movedByCrashedRun?: Set<string>;
+  /** The policy tonight's drafts were checked against: new rules need no re-check until it changes. */
+  policy?: SafetyPolicy;
 }
 
 /** plan: every change the run would make, as data. Pure; dry-run renders it and stops. */
@@ -126,7 +130,7 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
       status = options.dryRun ? 'proposed' : 'applied';
       // Already in the file (a crashed run wrote memory but not state): record it, do not add it twice.
       add(target, { id: draft.id, text, cluster: draft.clusterId });
-      rules[draft.id] = ledgerEntry(item, text, target, cluster, now);
+      rules[draft.id] = { ...ledgerEntry(item, text, target, cluster, now), ...(input.policy ? { policy_checked: `${policyFingerprint(input.policy)}:${textSha(text)}` } : {}) };
       events.push(event(draft.id, 'none', 'active', `cluster ${draft.clusterId} seen ${cluster.count} times; written by ${draft.synthesizer}`));
       const old = cluster.refines ? rules[cluster.refines.rule_id] : undefined;
       if (old && cluster.refines) {

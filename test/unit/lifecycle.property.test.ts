@@ -358,7 +358,8 @@ describe('evaluateLifecycle properties', () => {
       .tuple(idArb, settingsArb)
       .chain(([id, settings]) =>
         fc.record({
-          rule: ruleArb(id, { states: ['active', 'decaying'], statuses: [undefined, 'active', 'refined', 'invalidated'] }).map((r) => ({ ...r, tool_calls: 0 })),
+          // Not invalidated: a rule the safety policy no longer accepts is never restored (its own test below).
+          rule: ruleArb(id, { states: ['active', 'decaying'], statuses: [undefined, 'active', 'refined'] }).map((r) => ({ ...r, tool_calls: 0 })),
           settings: fc.constant(settings),
           // Optionally an evaluation in between (which may expire the archived rule), then the recurrence.
           between: fc.option(fc.integer({ min: 0, max: 600 * DAY_MS }), { nil: undefined }),
@@ -581,5 +582,15 @@ describe('evaluateLifecycle, night by night with the default settings', () => {
     expect(restored.changes.map((c) => [c.from, c.to, c.since])).toEqual([['archived', 'active', archivedAt.toISOString()]]);
     expect(restored.restored).toEqual([rule.id]);
     expect(restored.rules[rule.id]).toMatchObject({ state: 'active', state_since: restoredAt.toISOString(), last_reinforced: restoredAt.toISOString(), hits: 2, weight: 1, archive_reason: null });
+  });
+});
+
+describe('rules the safety policy no longer accepts', () => {
+  it('an archived invalidated rule is not restored when its failure recurs', () => {
+    const settings = defaultSettings();
+    const rule = entry({ id: 'r-abcdef', state: 'archived', status: 'invalidated', state_since: '2026-01-02T00:00:00.000Z' });
+    const out = evaluateLifecycle({ rules: { [rule.id]: rule }, recurrences: [{ rule_id: rule.id, count: 5, last_seen: '2026-01-03T00:00:00.000Z' }], usage: { tools: {}, refs: {} }, edited: [] }, settings, new Date('2026-01-03T12:00:00Z'));
+    expect(out.restored).toEqual([]);
+    expect(out.rules[rule.id]!.state).toBe('archived');
   });
 });

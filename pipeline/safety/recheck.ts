@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto';
+import { IN_TARGET, type LedgerEntry } from '../memory/state.js';
+import { evaluateDraft, type Violation } from './evaluate.js';
+import type { SafetyPolicy } from './policy.js';
+
+/** What the current policy says about a rule already in memory. */
+export interface Recheck {
+  /** `block` or `warn`; rules the policy accepts are not listed. */
+  severity: 'block' | 'warn';
+  violations: string[];
+}
+
+export interface RecheckResult {
+  /** Rule id -> what fired, for rules the current policy no longer accepts. */
+  flagged: Record<string, Recheck>;
+  /** Rule id -> the `policy:text` fingerprint it was checked at (unchanged rules are not checked again). */
+  checked: Record<string, string>;
+}
+
+/** A fingerprint of the policy's rules: when it changes, every rule in memory is checked again. */
+export function policyFingerprint(policy: SafetyPolicy): string {
+  return createHash('sha256').update(JSON.stringify(policy.rules)).digest('hex').slice(0, 16);
+}
+
+/**
+ * Rules written under an older policy are checked against the current one (only when the policy or the
+ * rule's text changed since the last check): a policy tightened today applies to yesterday's rules too.
+ */
+export async function recheckRules(rules: Record<string, LedgerEntry>, policy: SafetyPolicy): Promise<RecheckResult> {
+  const fingerprint = policyFingerprint(policy);
+  const result: RecheckResult = { flagged: {}, checked: {} };
+  for (const rule of Object.values(rules)) {
+    if (!IN_TARGET.includes(rule.state)) continue;
+    const mark = `${fingerprint}:${rule.text_sha}`;
+    if (rule.policy_checked === mark) continue;
+    const verdict = await evaluateDraft(
+      { id: rule.id, clusterId: rule.cluster_id, kind: rule.kind, toolName: rule.tool_name, errorCategory: rule.error_category, text: rule.text, target: toTarget(rule.target), synthesizer: rule.provenance.synthesizer, notes: [] },
+      policy,
+    );
+    result.checked[rule.id] = mark;
+    if (verdict.verdict !== 'accept') result.flagged[rule.id] = { severity: verdict.verdict, violations: verdict.violations.map(describe) };
+  }
+  return result;
+}
+
+function toTarget(target: string): { kind: 'memory' } | { kind: 'skill'; skill: string } {
+  return target.startsWith('skill:') ? { kind: 'skill', skill: target.slice('skill:'.length) } : { kind: 'memory' };
+}
+
+function describe(violation: Violation): string {
+  return `${violation.severity} ${violation.ruleId}: ${violation.reason}`;
+}

@@ -1,0 +1,68 @@
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cli } from '../helpers/in-process.js';
+import { failures, git, lines, makeDir, read, PACKAGE_ROOT } from '../helpers/repo.js';
+
+const MEMORY = '# M\n\nHuman text.\n\n## Derived Rules\n';
+const BUNDLED = readFileSync(join(PACKAGE_ROOT, 'config/safety-rules.yaml'), 'utf8').trimEnd();
+const withRule = (severity: 'block' | 'warn') => `${BUNDLED}
+
+  - id: test-no-index-lock-advice
+    severity: ${severity}
+    reason: the team decided agents must not touch index.lock files (test policy).
+    when:
+      all:
+        - { fact: text, operator: matchesRegex, value: "index\\\\.lock" }
+`;
+const state = (dir: string) => JSON.parse(read(dir, '.sleep-cycle/state.json'));
+
+describe('rules already in memory are checked again when the safety policy changes', () => {
+  it('a rule the new policy blocks leaves memory that night, is invalidated, and never comes back', async () => {
+    const dir = makeDir({ 'MEMORY.md': MEMORY, 'logs/telemetry.jsonl': lines(...failures(3, {})), 'config/safety-rules.yaml': `${BUNDLED}\n` }, { git: true });
+    const first = await cli(dir, ['run']);
+    const id = first.json.data.proposals[0].id as string;
+    expect(first.json.data.proposals[0].status).toBe('applied');
+    // An idle night under the same policy: nothing is re-checked, nothing changes, no commit.
+    const idle = await cli(dir, ['run'], '2026-11-22T03:00:00Z');
+    expect(idle.json.data.commit).toBeNull();
+
+    writeFileSync(join(dir, 'config/safety-rules.yaml'), withRule('block'));
+    git(dir, 'commit', '--quiet', '-am', 'tighten the policy');
+    const night = await cli(dir, ['run'], '2026-11-23T03:00:00Z');
+    expect(night.code).toBe(0);
+    expect(night.json.data.lifecycle.changes).toEqual([
+      expect.objectContaining({ rule: id, field: 'status', to: 'invalidated', reason: expect.stringContaining('blocks it (block test-no-index-lock-advice') }),
+      expect.objectContaining({ rule: id, field: 'state', from: 'active', to: 'archived' }),
+    ]);
+    expect(read(dir, 'MEMORY.md')).toBe(`${MEMORY}\n`);
+    expect(git(dir, 'show', 'HEAD:MEMORY.md')).not.toContain(id);
+    expect(state(dir).rules[id]).toMatchObject({ state: 'archived', status: 'invalidated' });
+    expect(read(dir, 'proposed_memory_updates.md')).toContain('status active → invalidated');
+
+    const restore = await cli(dir, ['restore', id], '2026-11-23T04:00:00Z');
+    expect(restore.code).toBe(2);
+    expect(restore.json.error.message).toContain('safety policy no longer accepts it');
+    // Its failure recurs: no restore; a new draft is written and the current policy quarantines it.
+    appendFileSync(join(dir, 'logs/telemetry.jsonl'), lines(...failures(3, { timestamp: '2026-11-24T10:00:00.000Z' })));
+    const again = await cli(dir, ['run'], '2026-11-24T23:00:00Z');
+    expect(again.json.data.lifecycle.changes.filter((c: { to: string }) => c.to === 'active')).toEqual([]);
+    expect(again.json.data.proposals).toEqual([expect.objectContaining({ status: 'quarantined' })]);
+    expect(again.json.data.proposals[0].id).not.toBe(id);
+    expect(read(dir, 'MEMORY.md')).not.toContain('index.lock');
+  });
+
+  it('a rule the new policy only warns about stays, invalidated, and decays on the fast curve', async () => {
+    const dir = makeDir({ 'MEMORY.md': MEMORY, 'logs/telemetry.jsonl': lines(...failures(3, {})), 'config/safety-rules.yaml': `${BUNDLED}\n` }, { git: true });
+    const id = (await cli(dir, ['run'])).json.data.proposals[0].id as string;
+    writeFileSync(join(dir, 'config/safety-rules.yaml'), withRule('warn'));
+    const night = await cli(dir, ['run'], '2026-11-22T03:00:00Z');
+    expect(night.json.data.lifecycle.changes).toEqual([expect.objectContaining({ rule: id, to: 'invalidated' })]);
+    expect(read(dir, 'MEMORY.md')).toContain(id);
+    // Fast decay: 7-day grace and 14-day half-life instead of 28 and 30.
+    const list = await cli(dir, ['list', '--now', '2026-12-20T03:00:00Z']);
+    const row = list.json.data.rules[0];
+    expect(row.status).toBe('invalidated');
+    expect(row.weight).toBeLessThan(0.5);
+  });
+});
