@@ -66,3 +66,20 @@ describe('rules already in memory are checked again when the safety policy chang
     expect(row.weight).toBeLessThan(0.5);
   });
 });
+
+describe('agents reinforce the rules they use', () => {
+  it('a rule listed in memory_refs is accessed and reinforced; the tool calls count toward its effectiveness', async () => {
+    const dir = makeDir({ 'MEMORY.md': MEMORY, 'logs/telemetry.jsonl': lines(...failures(3, {})) });
+    const id = (await cli(dir, ['run'])).json.data.proposals[0].id as string;
+    appendFileSync(join(dir, 'logs/telemetry.jsonl'), lines(
+      JSON.stringify({ timestamp: '2027-01-10T10:00:00.000Z', tool_name: 'git_push', input_hash: 'x1', exit_code: 0, duration_ms: 900, memory_refs: [id, 'r-notreal1'] }),
+      JSON.stringify({ timestamp: '2027-01-10T11:00:00.000Z', tool_name: 'git_push', input_hash: 'x2', exit_code: 0, duration_ms: 800, memory_refs: [id] }),
+    ));
+    const run = await cli(dir, ['run'], '2027-01-11T03:00:00Z');
+    expect(run.code).toBe(0);
+    const rule = state(dir).rules[id];
+    expect(rule).toMatchObject({ accesses: 2, last_accessed: '2027-01-10T11:00:00.000Z', last_reinforced: '2027-01-10T11:00:00.000Z', tool_calls: 2 });
+    // 51 days after creation, but reinforced the day before: still in its grace period.
+    expect((await cli(dir, ['list'], '2027-01-11T03:00:00Z')).json.data.rules[0].weight).toBe(1);
+  });
+});
