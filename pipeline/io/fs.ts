@@ -4,19 +4,24 @@ import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink } from 
 import { basename, dirname, join } from 'node:path';
 import { errors } from '../errors.js';
 import { readLines, type RawLine, type ReadLinesOptions } from './line-reader.js';
+import { isGzip, readGzipLines, readGzipRange } from './gzip-reader.js';
 
 export interface FileIdentity {
   dev: number;
   ino: number;
+  /** Bytes on disk (compressed, for a .gz file). */
   size: number;
+  mtimeMs: number;
 }
 
 /** Every filesystem effect the pipeline needs; stages receive it through the context. */
 export interface FsPort {
   readText(path: string): Promise<string | undefined>;
-  /** Up to `length` bytes from `start`; undefined when the file does not exist. */
+  /** Up to `length` bytes from `start` (decompressed for a .gz file); undefined when the file does not exist. */
   readRange(path: string, start: number, length: number): Promise<Buffer | undefined>;
   identify(path: string): Promise<FileIdentity | undefined>;
+  /** Names of the entries of a directory; undefined when it does not exist. */
+  list(dir: string): Promise<string[] | undefined>;
   readLines(path: string, start: number, options: ReadLinesOptions, onLine: (line: RawLine) => void): Promise<number>;
   /** Writes through a temp file, fsync and rename: a reader sees the old or the new content, never half. */
   writeAtomic(path: string, content: string): Promise<void>;
@@ -60,6 +65,7 @@ export const nodeFs: FsPort = {
   },
   async readRange(path, start, length) {
     try {
+      if (isGzip(path)) return await readGzipRange(path, start, length);
       const handle = await open(path, 'r');
       try {
         const buffer = Buffer.alloc(length);
@@ -76,15 +82,23 @@ export const nodeFs: FsPort = {
   async identify(path) {
     try {
       const info = await stat(path);
-      return { dev: info.dev, ino: info.ino, size: info.size };
+      return { dev: info.dev, ino: info.ino, size: info.size, mtimeMs: info.mtimeMs };
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw errors.io('stat', path, error);
     }
   },
+  async list(dir) {
+    try {
+      return (await readdir(dir)).sort();
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw errors.io('list', dir, error);
+    }
+  },
   async readLines(path, start, options, onLine) {
     try {
-      return await readLines(path, start, options, onLine);
+      return isGzip(path) ? await readGzipLines(path, start, options, onLine) : await readLines(path, start, options, onLine);
     } catch (error) {
       throw errors.io('read', path, error);
     }

@@ -12,6 +12,13 @@ export interface RawLine {
 export interface ReadLinesOptions {
   chunkBytes?: number;
   maxLineBytes: number;
+  /** Called after each chunk with the bytes read so far (for a progress bar). */
+  onProgress?: (bytes: number) => void;
+  /**
+   * The file is finished (a rotated log nobody appends to any more): a last line without a newline is
+   * reported and consumed instead of waiting for the rest of it.
+   */
+  final?: boolean;
 }
 
 const NEWLINE = 0x0a;
@@ -41,14 +48,17 @@ export async function readLines(
       if (bytesRead === 0) break;
       state.push(buffer.subarray(0, bytesRead), position);
       position += bytesRead;
+      options.onProgress?.(position - start);
     }
+    if (options.final) state.flush(position);
     return state.consumed;
   } finally {
     await handle.close();
   }
 }
 
-class LineSplitter {
+/** Splits chunks into lines with byte offsets; shared by the plain and the gzip reader. */
+export class LineSplitter {
   consumed: number;
   private carry: Buffer[] = [];
   private carryBytes = 0;
@@ -75,6 +85,12 @@ class LineSplitter {
       this.emit(chunk, pos, nl, chunkOffset + nl + 1);
       pos = nl + 1;
     }
+  }
+
+  /** Reports a last line that has no newline (its next offset is `end`, the end of the file). */
+  flush(end: number): void {
+    if (this.carryBytes === 0 && !this.skipping) return;
+    this.emit(Buffer.alloc(0), 0, 0, end);
   }
 
   private keep(rest: Buffer): void {

@@ -12,6 +12,7 @@ export interface Settings {
   max_line_bytes: number;
   lock_stale_minutes: number;
   logs: string[];
+  rotated_logs: string;
   memory_file: string;
   skills_dir: string;
   report_file: string;
@@ -188,6 +189,15 @@ export const SETTINGS: Record<SettingKey, SettingSpec> = {
   max_line_bytes: { description: 'Longer telemetry lines are counted invalid (line_too_long) without being read.', default: 1 << 20, check: int(256), fromEnv: asNumber },
   lock_stale_minutes: { description: 'A lock older than this is taken over even if its process seems alive.', default: 60, check: num(0), fromEnv: asNumber },
   logs: { description: 'Telemetry files to read, relative to the repository root.', default: ['logs/telemetry.jsonl'], check: paths, fromEnv: asList },
+  rotated_logs: {
+    description: "Where rotated copies of a log are looked for, next to it: a file-name pattern where {log} is the log's file name and * any characters (e.g. {log}.* finds telemetry.jsonl.1 and telemetry.jsonl.2.gz; .gz files are decompressed).",
+    default: '{log}.*',
+    check: (value: unknown) =>
+      typeof value === 'string' && value.includes('{log}') && !/[/\\\0]/.test(value) && value.length <= 200
+        ? { ok: true as const, value }
+        : { ok: false as const, expected: 'a file-name pattern containing {log} and no path separator, such as {log}.* or {log}-*.gz' },
+    fromEnv: (t) => t,
+  },
   memory_file: { description: 'The memory file whose "## Derived Rules" section sleep-cycle owns.', default: 'MEMORY.md', check: path, fromEnv: (t) => t },
   skills_dir: { description: 'Folder of per-tool skill files (skills/<name>.yaml).', default: 'skills', check: path, fromEnv: (t) => t },
   report_file: { description: 'Where the run report for reviewers is written.', default: 'proposed_memory_updates.md', check: path, fromEnv: (t) => t },

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { RunContext } from '../context.js';
 import type { Cursor, State } from '../memory/state.js';
 import { checkEventTime, parseTimestamp, type InvalidReason, type TelemetryEvent } from '../telemetry/event.js';
@@ -74,7 +74,7 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
         lines.invalid_by_reason[reason] = (lines.invalid_by_reason[reason] ?? 0) + 1;
         if (invalidSamples.length < MAX_INVALID_SAMPLES) invalidSamples.push({ file: segment.file, offset, reason });
       };
-      consumed = await ctx.fs.readLines(segment.absolute, segment.offset, { maxLineBytes: settings.max_line_bytes }, (line) => {
+      consumed = await ctx.fs.readLines(segment.absolute, segment.offset, { maxLineBytes: settings.max_line_bytes, ...(segment.final ? { final: true } : {}) }, (line) => {
         if (!line.tooLong && line.text.trim() === '') {
           lines.blank += 1;
           return;
@@ -138,6 +138,33 @@ interface Segment {
   file: string;
   offset: number;
   cutoff: number | null;
+  /** A rotated copy: finished, so a last line without a newline is read too. */
+  final?: boolean;
+}
+
+/** The rotated copies of a log (settings.rotated_logs, next to it), oldest first by modification time. */
+async function rotatedCopies(absolute: string, ctx: RunContext): Promise<{ path: string; mtimeMs: number }[]> {
+  const dir = dirname(absolute);
+  const pattern = globToRegExp(ctx.settings.rotated_logs.replaceAll('{log}', basename(absolute)));
+  const names = ((await ctx.fs.list(dir)) ?? []).filter((name) => pattern.test(name) && name !== basename(absolute));
+  const copies: { path: string; mtimeMs: number }[] = [];
+  for (const name of names) {
+    const identity = await ctx.fs.identify(join(dir, name));
+    if (identity) copies.push({ path: join(dir, name), mtimeMs: identity.mtimeMs });
+  }
+  return copies.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.path < b.path ? 1 : -1));
+}
+
+/** Index of the copy whose content before the cursor is the content the cursor was taken on, or -1. */
+async function findCursorFile(copies: { path: string }[], cursor: Cursor, ctx: RunContext): Promise<number> {
+  // Newest first: the file rotated last is the one most likely to hold the cursor.
+  for (let i = copies.length - 1; i >= 0; i--) if (await matchesCursor(copies[i]!.path, cursor, ctx)) return i;
+  return -1;
+}
+
+function globToRegExp(glob: string): RegExp {
+  const body = glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+  return new RegExp(`^${body}$`);
 }
 
 /**
@@ -159,11 +186,19 @@ async function planReads(absolute: string, file: string, state: State, ctx: RunC
   const cursor = state.cursors[file];
   if (!cursor) return whole(null);
   if (identity.size >= cursor.offset && (await matchesCursor(absolute, cursor, ctx))) return [{ absolute, file, offset: cursor.offset, cutoff: null }];
-  const rotated = `${absolute}.1`;
-  const rotatedIdentity = await ctx.fs.identify(rotated);
-  if (rotatedIdentity && rotatedIdentity.size >= cursor.offset && (await matchesCursor(rotated, cursor, ctx))) {
-    notices.push(`${file}: the log was rotated: finished ${file}.1 from byte ${cursor.offset}, then read the new ${file} from the start.`);
-    return [{ absolute: rotated, file: `${file}.1`, offset: cursor.offset, cutoff: null }, ...whole(null)];
+  // Rotated: the file the cursor points into is among the rotated copies. Finish it from the cursor, read
+  // every copy rotated after it (oldest first), then the new file from its start.
+  const rotated = await rotatedCopies(absolute, ctx);
+  const at = await findCursorFile(rotated, cursor, ctx);
+  if (at !== -1) {
+    const later = rotated.slice(at + 1);
+    const name = (path: string) => `${file.slice(0, file.length - basename(absolute).length)}${basename(path)}`;
+    notices.push(`${file}: the log was rotated: finished ${name(rotated[at]!.path)} from byte ${cursor.offset}${later.length > 0 ? `, read ${later.map((r) => name(r.path)).join(', ')}` : ''}, then the new ${file} from the start.`);
+    return [
+      { absolute: rotated[at]!.path, file: name(rotated[at]!.path), offset: cursor.offset, cutoff: null, final: true },
+      ...later.map((r) => ({ absolute: r.path, file: name(r.path), offset: 0, cutoff: null, final: true })),
+      ...whole(null),
+    ];
   }
   const after = cursor.last_timestamp ?? state.last_sleep ?? 'the beginning';
   const why = identity.size < cursor.offset ? `the file shrank below the cursor (${identity.size} < ${cursor.offset} bytes): it was truncated or replaced` : 'the content before the cursor changed: the file was replaced';

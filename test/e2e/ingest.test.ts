@@ -1,4 +1,5 @@
-import { appendFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli } from '../helpers/in-process.js';
@@ -48,6 +49,40 @@ describe('ingest', () => {
     expect(json.data.notices.join(' ')).toContain('was rotated');
     const again = await cli(dir, ['run', '--no-commit']);
     expect(again.json.data.lines.read).toBe(0);
+  });
+
+  it('a log rotated twice (the older copy gzipped) is finished from the cursor, then every later copy, then the new file', async () => {
+    const dir = makeDir({ 'logs/telemetry.jsonl': lines(event(), event()) });
+    await cli(dir, ['run', '--no-commit']);
+    const log = join(dir, 'logs/telemetry.jsonl');
+    // Night A: two more lines, then logrotate: .1 → .2.gz (compressed), current → .1.
+    appendFileSync(log, lines(event({ timestamp: '2026-11-20T11:00:00.000Z' }), event({ timestamp: '2026-11-20T11:01:00.000Z' })));
+    writeFileSync(`${log}.2.gz`, gzipSync(readFileSync(log)));
+    rmSync(log);
+    utimesSync(`${log}.2.gz`, new Date('2026-11-20T12:00:00Z'), new Date('2026-11-20T12:00:00Z'));
+    // Night B, before anyone ran: a copy with three lines, its last one without a newline (never finished).
+    writeFileSync(`${log}.1`, `${lines(event({ timestamp: '2026-11-21T09:00:00.000Z' }), event({ timestamp: '2026-11-21T09:01:00.000Z' }))}${event({ timestamp: '2026-11-21T09:02:00.000Z' })}`);
+    utimesSync(`${log}.1`, new Date('2026-11-21T12:00:00Z'), new Date('2026-11-21T12:00:00Z'));
+    writeFileSync(log, lines(event({ timestamp: '2026-11-22T09:00:00.000Z' })));
+    const { json } = await cli(dir, ['run', '--no-commit'], '2026-11-22T10:00:00Z');
+    // 2 from the gzipped copy (after the cursor), 3 from .1 (its torn last line included), 1 from the new file.
+    expect(json.data.lines).toMatchObject({ read: 6, valid: 6, old: 0 });
+    expect(json.data.notices.join(' ')).toContain('finished logs/telemetry.jsonl.2.gz from byte');
+    expect(json.data.notices.join(' ')).toContain('read logs/telemetry.jsonl.1');
+    expect((await cli(dir, ['run', '--no-commit'], '2026-11-22T11:00:00Z')).json.data.lines.read).toBe(0);
+  });
+
+  it('rotated_logs names where rotated copies are found', async () => {
+    const dir = makeDir({ 'logs/telemetry.jsonl': lines(event(), event()), 'config/sleep-cycle.yaml': 'rotated_logs: "{log}-*.gz"\n' });
+    await cli(dir, ['run', '--no-commit']);
+    const log = join(dir, 'logs/telemetry.jsonl');
+    appendFileSync(log, lines(event({ timestamp: '2026-11-20T11:00:00.000Z' })));
+    writeFileSync(`${log}-20261120.gz`, gzipSync(readFileSync(log)));
+    writeFileSync(log, lines(event({ timestamp: '2026-11-21T09:00:00.000Z' })));
+    const { json } = await cli(dir, ['run', '--no-commit']);
+    expect(json.data.lines).toMatchObject({ read: 2, valid: 2, old: 0 });
+    const bad = await cli(dir, ['run', '--dry-run'], undefined, { SLEEP_CYCLE_ROTATED_LOGS: 'logs/*.gz' });
+    expect(bad.json.error.code).toBe('E_CONFIG');
   });
 
   it('--since reads from that time on, ignoring the cursor', async () => {
