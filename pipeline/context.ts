@@ -25,6 +25,13 @@ export interface Logger {
   warn(message: string): void;
 }
 
+/** Progress of a long read, for a terminal (the CLI decides whether to show it). */
+export interface Progress {
+  start(totalBytes: number): void;
+  update(doneBytes: number): void;
+  finish(): void;
+}
+
 /** Everything with an effect, plus `now`, read once at the entry point and passed to every stage. */
 export interface RunContext {
   root: string;
@@ -41,6 +48,8 @@ export interface RunContext {
   logger: Logger;
   /** What the entry point decided that the report should say (e.g. which synthesizer and why). */
   startupNotices: string[];
+  /** Shown on a terminal during ingest; absent with --json, in CI and in tests. */
+  progress?: Progress;
 }
 
 export const silentLogger: Logger = { info: () => {}, warn: () => {} };

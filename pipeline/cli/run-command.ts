@@ -6,6 +6,7 @@ import type { Settings } from '../settings/schema.js';
 import { parseTimestamp } from '../telemetry/event.js';
 import { buildRunContext, loadSettings, type CliDeps } from './context-from-options.js';
 import { printSuccess } from './output.js';
+import { terminalProgress } from './progress-bar.js';
 import type { CommandSpec } from './command-spec.js';
 
 export interface RunCommandOptions {
@@ -45,6 +46,8 @@ export async function runCommand(options: RunCommandOptions, deps: CliDeps, life
     ...branchOptions(options),
     ...(lifecycleOnly ? { lifecycleOnly } : {}),
   }, options.now);
+  // A progress bar only for a person at a terminal: never with --json, in CI, or when stderr is piped.
+  if (deps.isTTY && !options.json && deps.env.CI !== 'true') ctx.progress = terminalProgress(deps.stderr);
   if (options.requireLlm && !ctx.llm) {
     throw errors.usage('--require-llm needs the claude synthesizer: set ANTHROPIC_API_KEY (and synthesizer auto or claude).');
   }

@@ -60,11 +60,19 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
   const notices: string[] = [];
   const window = { from: null as number | null, to: null as number | null };
 
+  const plans: { file: string; absolute: string; segments: Segment[] }[] = [];
   for (const logPath of settings.logs) {
     const file = displayPath(ctx.root, logPath);
     const absolute = resolve(ctx.root, logPath);
     const segments = await planReads(absolute, file, input.state, ctx, notices);
-    if (segments === null) continue;
+    if (segments !== null) plans.push({ file, absolute, segments });
+  }
+  // Bytes to read, for the progress bar (a gzipped copy counts its compressed size: an estimate).
+  let total = 0;
+  for (const { segments } of plans) for (const segment of segments) total += Math.max(0, ((await ctx.fs.identify(segment.absolute))?.size ?? 0) - segment.offset);
+  ctx.progress?.start(total);
+  let doneBefore = 0;
+  for (const { file, absolute, segments } of plans) {
     const before = { valid: lines.valid, invalid: lines.invalid };
     let lastTs = parseTimestamp(input.state.cursors[file]?.last_timestamp ?? null);
     let consumed = 0;
@@ -74,7 +82,9 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
         lines.invalid_by_reason[reason] = (lines.invalid_by_reason[reason] ?? 0) + 1;
         if (invalidSamples.length < MAX_INVALID_SAMPLES) invalidSamples.push({ file: segment.file, offset, reason });
       };
-      consumed = await ctx.fs.readLines(segment.absolute, segment.offset, { maxLineBytes: settings.max_line_bytes, ...(segment.final ? { final: true } : {}) }, (line) => {
+      const progress = ctx.progress;
+      const onProgress = progress ? (bytes: number) => progress.update(doneBefore + bytes) : undefined;
+      consumed = await ctx.fs.readLines(segment.absolute, segment.offset, { maxLineBytes: settings.max_line_bytes, ...(segment.final ? { final: true } : {}), ...(onProgress ? { onProgress } : {}) }, (line) => {
         if (!line.tooLong && line.text.trim() === '') {
           lines.blank += 1;
           return;
@@ -102,12 +112,14 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
         if (isFailure(event)) builder.add('failure', event, ts, { file: segment.file, offset: line.offset });
         else if (event.exit_code === 0) detector.observe(event, ts, segment.file, line.offset);
       });
+      doneBefore += Math.max(0, consumed - segment.offset);
     }
     // The last segment is always the current file: the cursor moves to where it was left.
     cursors[file] = await buildCursor(absolute, file, consumed, lastTs, ctx);
     noticeMostlyInvalid(file, lines.valid - before.valid, lines.invalid - before.invalid, notices);
   }
 
+  ctx.progress?.finish();
   const baselines = detector.finish();
   if (builder.overflow > 0) {
     notices.push(`${builder.overflow} events belonged to clusters beyond max_clusters (${settings.max_clusters}) and were not clustered: a night with this many distinct patterns looks like a broken log or an attack.`);
