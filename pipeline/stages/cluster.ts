@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { redact } from '../synth/redact.js';
 import type { TelemetryEvent } from '../telemetry/event.js';
 import { maskHomePaths, signatureOf } from './signature.js';
+import { DistinctCounter } from './distinct.js';
 
 /** One piece of evidence: where the line is, which input it was, and its redacted message. */
 export interface Evidence {
@@ -53,6 +54,8 @@ export interface ClusterLimits {
 }
 
 const KEPT_IDS = 50;
+/** Distinct inputs and sessions are counted exactly up to this many per cluster, then estimated. */
+const DISTINCT_EXACT = 1024;
 const MAX_TRACKED = 10_000;
 const MAX_SIGNATURES = 32;
 
@@ -68,8 +71,8 @@ interface Accumulator {
   tool: string;
   category: string | null;
   count: number;
-  inputs: Set<string>;
-  sessions: Set<string>;
+  inputs: DistinctCounter;
+  sessions: DistinctCounter;
   first: number;
   last: number;
   days: Map<number, number>;
@@ -108,8 +111,8 @@ export class ClusterBuilder {
       this.clusters.set(mapKey, acc);
     }
     acc.count += 1;
-    if (acc.inputs.size < MAX_TRACKED) acc.inputs.add(event.input_hash);
-    if (event.session_id && acc.sessions.size < MAX_TRACKED) acc.sessions.add(event.session_id);
+    acc.inputs.add(event.input_hash);
+    if (event.session_id) acc.sessions.add(event.session_id);
     acc.first = Math.min(acc.first, ts);
     acc.last = Math.max(acc.last, ts);
     // Keyed by day number on the hot path; turned into YYYY-MM-DD once per cluster in finish().
@@ -187,7 +190,7 @@ export function cleanIdentifier(text: string, max: number): string | null {
 
 function newAccumulator(id: string, kind: ClusterKind, tool: string, category: string | null, ts: number): Accumulator {
   return {
-    id, kind, tool, category, count: 0, inputs: new Set(), sessions: new Set(), first: ts, last: ts,
+    id, kind, tool, category, count: 0, inputs: new DistinctCounter(DISTINCT_EXACT, KEPT_IDS), sessions: new DistinctCounter(DISTINCT_EXACT, KEPT_IDS), first: ts, last: ts,
     days: new Map(), samples: [], signatures: new Map(), baseline: null,
   };
 }
@@ -210,8 +213,8 @@ function toCluster(acc: Accumulator): Cluster {
     error_category: acc.category,
     count: acc.count,
     distinct_inputs: acc.inputs.size,
-    input_hashes: [...acc.inputs].sort().slice(0, KEPT_IDS).map(redact),
-    sessions: [...acc.sessions].sort().slice(0, KEPT_IDS).map(redact),
+    input_hashes: acc.inputs.first().map(redact),
+    sessions: acc.sessions.first().map(redact),
     first_seen: new Date(acc.first).toISOString(),
     last_seen: new Date(acc.last).toISOString(),
     days: Object.fromEntries([...acc.days].sort(([a], [b]) => a - b).map(([day, n]) => [new Date(day * 86_400_000).toISOString().slice(0, 10), n])),

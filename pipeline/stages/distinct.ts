@@ -1,0 +1,95 @@
+/**
+ * Distinct values of a stream in bounded memory: exact up to `exactLimit` values, then a HyperLogLog
+ * estimate (4096 registers, about 1.6% error) plus the `keep` smallest values, which is all a cluster
+ * reports (a count, and the first ids in sorted order). Memory no longer grows with the log.
+ */
+export class DistinctCounter {
+  private exact: Set<string> | null = new Set();
+  private registers: Uint8Array | null = null;
+  /** The `keep` smallest values seen, sorted (kept once the exact set is dropped). */
+  private smallest: string[] = [];
+
+  constructor(
+    private readonly exactLimit = 1024,
+    private readonly keep = 50,
+  ) {}
+
+  add(value: string): void {
+    if (this.exact) {
+      if (this.exact.has(value)) return;
+      this.exact.add(value);
+      if (this.exact.size > this.exactLimit) this.switchToSketch();
+      return;
+    }
+    this.sketch(value);
+    this.keepSmallest(value);
+  }
+
+  get size(): number {
+    return this.exact ? this.exact.size : Math.max(this.exactLimit + 1, Math.round(estimate(this.registers!)));
+  }
+
+  /** The smallest `keep` values, sorted. */
+  first(): string[] {
+    return this.exact ? [...this.exact].sort().slice(0, this.keep) : [...this.smallest];
+  }
+
+  private switchToSketch(): void {
+    this.registers = new Uint8Array(REGISTERS);
+    for (const value of this.exact!) this.sketch(value);
+    this.smallest = [...this.exact!].sort().slice(0, this.keep);
+    this.exact = null;
+  }
+
+  private sketch(value: string): void {
+    const hash = hash32(value);
+    const index = hash >>> (32 - P);
+    const rest = (hash << P) >>> 0;
+    const rank = rest === 0 ? 32 - P + 1 : Math.clz32(rest) + 1;
+    if (rank > this.registers![index]!) this.registers![index] = rank;
+  }
+
+  private keepSmallest(value: string): void {
+    const list = this.smallest;
+    if (list.length >= this.keep && value >= list[list.length - 1]!) return;
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid]! < value) lo = mid + 1;
+      else hi = mid;
+    }
+    if (list[lo] === value) return;
+    list.splice(lo, 0, value);
+    if (list.length > this.keep) list.pop();
+  }
+}
+
+const P = 12;
+const REGISTERS = 1 << P;
+
+function estimate(registers: Uint8Array): number {
+  const m = registers.length;
+  let sum = 0;
+  let zeros = 0;
+  for (const r of registers) {
+    sum += 2 ** -r;
+    if (r === 0) zeros += 1;
+  }
+  const raw = ((0.7213 / (1 + 1.079 / m)) * m * m) / sum;
+  if (raw <= 2.5 * m && zeros > 0) return m * Math.log(m / zeros);
+  const two32 = 2 ** 32;
+  return raw > two32 / 30 ? -two32 * Math.log(1 - raw / two32) : raw;
+}
+
+/** FNV-1a then murmur3's finalizer: well spread over 32 bits. */
+function hash32(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
