@@ -50,7 +50,10 @@ export async function load(_input: object, ctx: RunContext): Promise<Loaded> {
   const policy = parseSafetyPolicy(policyText, policyPath === paths.safetyRules ? rel(ctx.root, policyPath) : 'bundled default policy');
   const lifecycleText = await ctx.fs.readText(paths.lifecycle);
   const archiveText = await ctx.fs.readText(paths.archive);
-  const repo = await ctx.git.inspect(ctx.root);
+  // A plain dry run never commits, so it does not ask git anything (three git processes off the
+  // pre-session hook's latency); --require-git and --branch still check.
+  const askGit = !ctx.options.dryRun || ctx.options.requireGit || Boolean(ctx.options.branch);
+  const repo: RepoInfo = askGit ? await ctx.git.inspect(ctx.root) : { repo: false, head: null };
   if (!repo.repo && ctx.options.requireGit) {
     throw errors.usage(`${ctx.root} is not a git repository and --require-git was given: nothing was written.`);
   }
