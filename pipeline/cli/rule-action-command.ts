@@ -3,6 +3,7 @@ import { repoPaths } from '../io/paths.js';
 import { buildManualPlan, type ManualAction } from '../memory/manual.js';
 import { applyChanges } from '../stages/apply.js';
 import { load } from '../stages/load.js';
+import { policyVerdict } from '../safety/recheck.js';
 import type { CliDeps } from './context-from-options.js';
 import { openRepo } from './open-repo.js';
 import { printSuccess } from './output.js';
@@ -22,7 +23,12 @@ export async function ruleActionCommand(action: ManualAction, id: string, option
   let plan;
   try {
     // Planned under the lock, from what is on disk now: a run that finished meanwhile is not overwritten.
-    plan = buildManualPlan(await load({}, ctx), action, id, { now: ctx.now, runId: ctx.runId, settings: ctx.settings });
+    const loaded = await load({}, ctx);
+    // Back into memory only what the current policy accepts (it may have changed since the rule was archived).
+    const rule = loaded.state.rules[id];
+    const verdict = rule && (action === 'restore' || action === 'pin') ? await policyVerdict(rule, loaded.policy) : null;
+    const policyBlock = verdict?.severity === 'block' ? verdict.violations.join('; ') : null;
+    plan = buildManualPlan(loaded, action, id, { now: ctx.now, runId: ctx.runId, settings: ctx.settings, policyBlock });
     await applyChanges(ctx, plan.changes);
   } finally {
     await lock.release();

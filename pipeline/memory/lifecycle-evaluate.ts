@@ -71,11 +71,6 @@ export function evaluateLifecycle(input: LifecycleInput, settings: LifecycleSett
     const recurred = recurrences.get(id);
     if (recurred) {
       rule = { ...rule, hits: rule.hits + recurred.count, last_seen: maxIso(rule.last_seen, recurred.last_seen), last_reinforced: maxIso(rule.last_reinforced, minIso(recurred.last_seen, at)) };
-      if (IN_ARCHIVE.includes(rule.state) && rule.status !== 'invalidated') {
-        move('active', `its failure recurred (${recurred.count} times): restored instead of writing a new rule`);
-        rule = { ...currentOf(rule, 'active', now), last_reinforced: at, archive_reason: null };
-        result.restored.push(id);
-      }
     }
     rule = { ...rule, tool_calls: rule.tool_calls + (input.usage.tools[rule.tool_name] ?? 0) };
     const access = input.usage.refs[id];
@@ -87,20 +82,26 @@ export function evaluateLifecycle(input: LifecycleInput, settings: LifecycleSett
     const checked = input.policy?.checked[id];
     if (checked) rule = { ...rule, policy_checked: checked };
     const flagged = input.policy?.flagged[id];
-    if (flagged && IN_TARGET.includes(rule.state) && rule.status !== 'invalidated') {
+    if (flagged && rule.status !== 'invalidated') {
       const why = `the current safety policy ${flagged.severity === 'block' ? 'blocks' : 'warns about'} it (${flagged.violations.join('; ')})`;
       result.changes.push({ rule: id, field: 'status', from: rule.status, to: 'invalidated', reason: why, since: rule.state_since });
       rule = { ...rule, status: 'invalidated' };
-      // A block is not left to decay: the rule leaves memory tonight (a pinned one stays, flagged, for its human).
-      if (flagged.severity === 'block' && !rule.pinned) {
+      // A block is not left to decay: the rule leaves memory tonight, pinned or not (safety before pins).
+      if (flagged.severity === 'block' && IN_TARGET.includes(rule.state)) {
         move('archived', why);
         result.archived.push(id);
-        result.rules[id] = { ...currentOf(rule, 'archived', now), archive_reason: why, weight: 0 };
+        result.rules[id] = { ...currentOf(rule, 'archived', now), archive_reason: why, weight: 0, pinned: false, pinned_from: null };
         continue;
       }
     }
 
     // A superseded rule no longer receives its cluster's recurrences: its figures would only look better.
+    // Restored when its failure recurs — unless the safety policy no longer accepts it (checked above).
+    if (recurred && IN_ARCHIVE.includes(rule.state) && rule.status !== 'invalidated') {
+      move('active', `its failure recurred (${recurred.count} times): restored instead of writing a new rule`);
+      rule = { ...currentOf(rule, 'active', now), last_reinforced: at, archive_reason: null };
+      result.restored.push(id);
+    }
     if (IN_TARGET.includes(rule.state) && (rule.status === 'active' || rule.status === 'validated')) rule = judge(rule, settings, now, result);
     rule = { ...rule, weight: IN_TARGET.includes(rule.state) ? ruleWeight(rule, settings, now) : rule.weight };
     if (!rule.pinned) rule = age(rule, settings, now, move, result);

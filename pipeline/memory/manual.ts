@@ -28,7 +28,15 @@ export interface ManualPlan {
  * explicit access); pin takes a rule out of every automatic transition (and brings an archived one
  * back); unpin returns it to active; restore brings an archived or expired rule back into its file.
  */
-export function buildManualPlan(input: ManualInput, action: ManualAction, id: string, options: { now: Date; runId: string; settings: TargetSettings & { state_dir: string } }): ManualPlan {
+export interface ManualOptions {
+  now: Date;
+  runId: string;
+  settings: TargetSettings & { state_dir: string };
+  /** The current safety policy's objection to this rule, if any (checked before it goes back into memory). */
+  policyBlock?: string | null;
+}
+
+export function buildManualPlan(input: ManualInput, action: ManualAction, id: string, options: ManualOptions): ManualPlan {
   const stored = input.state.rules[id];
   if (!stored) throw unknownId(id, Object.keys(input.state.rules), 'rule');
   const now = options.now.toISOString();
@@ -44,12 +52,17 @@ export function buildManualPlan(input: ManualInput, action: ManualAction, id: st
   if ((action === 'restore' || action === 'pin') && IN_ARCHIVE.includes(rule.state) && rule.status === 'invalidated') {
     throw errors.usage(`${id} was taken out of memory because the safety policy no longer accepts it (${rule.archive_reason ?? 'see sleep-cycle explain'}): it does not come back. Its failure, if it recurs, gets a new rule checked against the current policy.`);
   }
+  if ((action === 'restore' || action === 'pin') && options.policyBlock) {
+    throw errors.usage(`${id} cannot go back into memory: the current safety policy blocks it (${options.policyBlock}).`);
+  }
+  // A manual action at an earlier --now never moves the last reinforcement back in time.
+  const reinforced = (at: string) => (at > rule.last_reinforced ? at : rule.last_reinforced);
   switch (action) {
     case 'touch': {
       if (!IN_TARGET.includes(rule.state)) {
         throw errors.usage(`${id} is ${rule.state}: only a rule in memory can be touched.${IN_ARCHIVE.includes(rule.state) ? ` Bring it back with \`sleep-cycle restore ${id}\`.` : ''}`);
       }
-      rule = { ...rule, last_reinforced: now, last_accessed: now, accesses: rule.accesses + 1 };
+      rule = { ...rule, last_reinforced: reinforced(now), last_accessed: rule.last_accessed && rule.last_accessed > now ? rule.last_accessed : now, accesses: rule.accesses + 1 };
       if (rule.state === 'decaying') move('active', 'touched: reinforced by hand');
       summary = `touched ${id}: reinforced at ${now}`;
       break;
@@ -58,7 +71,8 @@ export function buildManualPlan(input: ManualInput, action: ManualAction, id: st
       if (rule.state === 'pinned') throw errors.usage(`${id} is already pinned.`);
       const from = rule.state;
       move('pinned', 'pinned by a human');
-      rule = { ...rule, pinned: true, pinned_from: from, status: 'validated', last_reinforced: now, archive_reason: null };
+      // A pin is a human's approval (validated), but it does not erase what the safety policy said.
+      rule = { ...rule, pinned: true, pinned_from: from, status: rule.status === 'invalidated' ? 'invalidated' : 'validated', last_reinforced: reinforced(now), archive_reason: null };
       summary = `pinned ${id}: it skips every automatic transition${IN_ARCHIVE.includes(from) ? ` and is back in ${rule.target}` : ''}`;
       break;
     }
@@ -66,15 +80,15 @@ export function buildManualPlan(input: ManualInput, action: ManualAction, id: st
       if (rule.state !== 'pinned') throw errors.usage(`${id} is ${rule.state}, not pinned.`);
       move('active', 'unpinned by a human');
       // The pin was the human's approval; what remains is what its effectiveness earned.
-      const status = rule.effectiveness?.verdict === 'working' ? 'validated' : rule.status === 'validated' ? 'active' : rule.status;
-      rule = { ...rule, pinned: false, pinned_from: null, status, last_reinforced: now };
+      const status = rule.status === 'invalidated' ? 'invalidated' : rule.effectiveness?.verdict === 'working' ? 'validated' : rule.status === 'validated' ? 'active' : rule.status;
+      rule = { ...rule, pinned: false, pinned_from: null, status, last_reinforced: reinforced(now) };
       summary = `unpinned ${id}: it decays again from today`;
       break;
     }
     case 'restore': {
       if (!IN_ARCHIVE.includes(rule.state)) throw errors.usage(`${id} is ${rule.state}: only an archived or expired rule can be restored.`);
       move('active', 'restored by hand');
-      rule = { ...rule, last_reinforced: now, archive_reason: null };
+      rule = { ...rule, last_reinforced: reinforced(now), archive_reason: null };
       summary = `restored ${id} into ${rule.target}`;
       break;
     }

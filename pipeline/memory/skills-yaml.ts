@@ -48,7 +48,7 @@ export function removeSkillRules(text: string, file: string, ids: ReadonlySet<st
   const doomed = seq.items.filter((item) => isMap(item) && ids.has(String(item.get('id'))));
   if (doomed.length === 0) return text;
   const expected = (((doc.toJS() ?? {}) as Record<string, unknown>).derived_rules as { id?: unknown }[]).filter((item) => !ids.has(String(item?.id)));
-  if (!seq.flow && doomed.length < seq.items.length) {
+  if (!seq.flow) {
     let out = '';
     let at = 0;
     for (const item of doomed as { range?: [number, number, number] | null }[]) {
@@ -58,6 +58,7 @@ export function removeSkillRules(text: string, file: string, ids: ReadonlySet<st
       at = lineBoundaryAtOrAfter(text, item.range[1]);
     }
     out += text.slice(at);
+    if (doomed.length === seq.items.length) out = emptyListAfterKey(out);
     try {
       const after = parseDocument(out);
       const old = (doc.toJS() ?? {}) as Record<string, unknown>;
@@ -72,6 +73,14 @@ export function removeSkillRules(text: string, file: string, ids: ReadonlySet<st
   doc.set('derived_rules', kept);
   const out = doc.toString({ lineWidth: 0 });
   return lineEnding(text) === '\r\n' ? out.replace(/\r?\n/g, '\r\n') : out;
+}
+
+/** `derived_rules:` left with no items: give it an explicit empty list on its own line, nothing else touched. */
+function emptyListAfterKey(text: string): string {
+  const match = /^([ \t]*)derived_rules:[ \t]*(?=\r?\n|$)/m.exec(text);
+  if (!match) return text;
+  const end = match.index + match[0].length;
+  return `${text.slice(0, end).replace(/[ \t]*$/, '')} []${text.slice(end)}`;
 }
 
 interface NewItem {

@@ -14,7 +14,8 @@ export const TRANSITIONS: Readonly<Record<FromState, readonly RuleState[]>> = {
   decaying: ['active', 'archived', 'pinned', 'rejected'],
   archived: ['active', 'expired', 'pinned'],
   expired: ['active', 'deleted', 'pinned'],
-  pinned: ['active', 'rejected'],
+  // pinned → archived only when the safety policy blocks the rule: safety comes before a pin.
+  pinned: ['active', 'archived', 'rejected'],
   deleted: [],
   rejected: [],
 };

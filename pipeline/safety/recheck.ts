@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { IN_TARGET, type LedgerEntry } from '../memory/state.js';
+import { IN_ARCHIVE, IN_TARGET, type LedgerEntry } from '../memory/state.js';
 import { evaluateDraft, type Violation } from './evaluate.js';
 import type { SafetyPolicy } from './policy.js';
 
@@ -26,11 +26,18 @@ export function policyFingerprint(policy: SafetyPolicy): string {
  * Rules written under an older policy are checked against the current one (only when the policy or the
  * rule's text changed since the last check): a policy tightened today applies to yesterday's rules too.
  */
+/** The current policy's verdict on one rule (for `restore` and `pin`, before it goes back into memory). */
+export async function policyVerdict(rule: LedgerEntry, policy: SafetyPolicy): Promise<Recheck | null> {
+  const result = await recheckRules({ [rule.id]: { ...rule, state: 'active', policy_checked: undefined } }, policy);
+  return result.flagged[rule.id] ?? null;
+}
+
 export async function recheckRules(rules: Record<string, LedgerEntry>, policy: SafetyPolicy): Promise<RecheckResult> {
   const fingerprint = policyFingerprint(policy);
   const result: RecheckResult = { flagged: {}, checked: {} };
   for (const rule of Object.values(rules)) {
-    if (!IN_TARGET.includes(rule.state)) continue;
+    // Archived rules too: a recurrence or a `restore` must not bring back what the policy now blocks.
+    if (!IN_TARGET.includes(rule.state) && !IN_ARCHIVE.includes(rule.state)) continue;
     const mark = `${fingerprint}:${rule.text_sha}`;
     if (rule.policy_checked === mark) continue;
     const verdict = await evaluateDraft(

@@ -190,12 +190,12 @@ export const SETTINGS: Record<SettingKey, SettingSpec> = {
   lock_stale_minutes: { description: 'A lock older than this is taken over even if its process seems alive.', default: 60, check: num(0), fromEnv: asNumber },
   logs: { description: 'Telemetry files to read, relative to the repository root.', default: ['logs/telemetry.jsonl'], check: paths, fromEnv: asList },
   rotated_logs: {
-    description: "Where rotated copies of a log are looked for, next to it: a file-name pattern where {log} is the log's file name and * any characters (e.g. {log}.* finds telemetry.jsonl.1 and telemetry.jsonl.2.gz; .gz files are decompressed).",
-    default: '{log}.*',
+    description: "Where rotated copies of a log are looked for, next to it: a file-name pattern where {log} is the log's file name, * any characters and [0-9] a character class (the default finds telemetry.jsonl.1 and telemetry.jsonl.2.gz but not telemetry.jsonl.bak; .gz copies are decompressed, other compressions skipped).",
+    default: '{log}.[0-9]*',
     check: (value: unknown) =>
       typeof value === 'string' && value.includes('{log}') && !/[/\\\0]/.test(value) && value.length <= 200
         ? { ok: true as const, value }
-        : { ok: false as const, expected: 'a file-name pattern containing {log} and no path separator, such as {log}.* or {log}-*.gz' },
+        : { ok: false as const, expected: 'a file-name pattern containing {log} and no path separator, such as {log}.[0-9]* or {log}-*.gz' },
     fromEnv: (t) => t,
   },
   memory_file: { description: 'The memory file whose "## Derived Rules" section sleep-cycle owns.', default: 'MEMORY.md', check: path, fromEnv: (t) => t },

@@ -149,7 +149,11 @@ function ownLinesOnHead(file: FileVersions, rules: LedgerEntry[], settings: Comm
   const working = ids(file.working);
   const atHead = ids(file.head);
   const here = rules.filter((rule) => targetPathOf(rule, settings) === file.path);
-  const mine = here.filter((rule) => IN_TARGET.includes(rule.state) && working.has(rule.id) && !atHead.has(rule.id));
+  // In the working file's order, so the committed file and the working tree agree line for line.
+  const order = [...working];
+  const mine = here
+    .filter((rule) => IN_TARGET.includes(rule.state) && working.has(rule.id) && !atHead.has(rule.id))
+    .sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
   const gone = new Set(here.filter((rule) => !IN_TARGET.includes(rule.state) && rule.state !== 'rejected' && atHead.has(rule.id) && !working.has(rule.id)).map((rule) => rule.id));
   if (mine.length === 0 && gone.size === 0) return file.head;
   const lines = mine.map((rule) => ({ id: rule.id, text: rule.text, cluster: rule.cluster_id }));

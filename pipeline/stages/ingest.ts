@@ -158,24 +158,61 @@ interface Segment {
 async function rotatedCopies(absolute: string, ctx: RunContext): Promise<{ path: string; mtimeMs: number }[]> {
   const dir = dirname(absolute);
   const pattern = globToRegExp(ctx.settings.rotated_logs.replaceAll('{log}', basename(absolute)));
-  const names = ((await ctx.fs.list(dir)) ?? []).filter((name) => pattern.test(name) && name !== basename(absolute));
+  // Compressions we cannot read are left alone rather than read as text.
+  const names = ((await ctx.fs.list(dir)) ?? []).filter((name) => pattern.test(name) && name !== basename(absolute) && !UNREADABLE.test(name));
   const copies: { path: string; mtimeMs: number }[] = [];
   for (const name of names) {
     const identity = await ctx.fs.identify(join(dir, name));
     if (identity) copies.push({ path: join(dir, name), mtimeMs: identity.mtimeMs });
   }
-  return copies.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.path < b.path ? 1 : -1));
+  // Same modification time: logrotate numbers older copies higher (.10 is older than .9).
+  return copies.sort((a, b) => a.mtimeMs - b.mtimeMs || b.path.localeCompare(a.path, 'en', { numeric: true }));
 }
 
-/** Index of the copy whose content before the cursor is the content the cursor was taken on, or -1. */
-async function findCursorFile(copies: { path: string }[], cursor: Cursor, ctx: RunContext): Promise<number> {
+const UNREADABLE = /\.(?:zst|bz2|xz|lz4|lzma|zip|7z|br)$/i;
+
+/**
+ * Index of the copy whose content before the cursor is the content the cursor was taken on, or -1. A
+ * copy whose start the live log shares is a backup (`sed -i.bak`), not a rotation: the live file still
+ * holds the old lines, so that case goes to the timestamp fallback instead of reading them twice.
+ */
+async function findCursorFile(absolute: string, copies: { path: string }[], cursor: Cursor, ctx: RunContext): Promise<number> {
   // Newest first: the file rotated last is the one most likely to hold the cursor.
-  for (let i = copies.length - 1; i >= 0; i--) if (await matchesCursor(copies[i]!.path, cursor, ctx)) return i;
+  for (let i = copies.length - 1; i >= 0; i--) {
+    if (!(await matchesCursor(copies[i]!.path, cursor, ctx))) continue;
+    const length = Math.min(cursor.offset, HEAD_BYTES);
+    const live = (await ctx.fs.readRange(absolute, 0, length)) ?? Buffer.alloc(0);
+    const copy = (await ctx.fs.readRange(copies[i]!.path, 0, length)) ?? Buffer.alloc(0);
+    if (live.length > 0 && live.equals(copy.subarray(0, live.length))) return -1;
+    // A rotated-away log leaves a new file of new events; one that starts with an event older than the
+    // cursor's last one is the old log rewritten in place (edited, restored), not a rotation.
+    const first = await firstEventTime(absolute, ctx);
+    const last = parseTimestamp(cursor.last_timestamp);
+    if (first !== null && last !== null && first < last) return -1;
+    return i;
+  }
   return -1;
 }
 
+/** `*` is any characters, `[0-9]` a character class; everything else is literal. */
+/** The time of the first line of a file, when that line is a telemetry event (else null). */
+async function firstEventTime(absolute: string, ctx: RunContext): Promise<number | null> {
+  const head = (await ctx.fs.readRange(absolute, 0, 64 * 1024)) ?? Buffer.alloc(0);
+  const end = head.indexOf(0x0a);
+  if (end <= 0) return null;
+  try {
+    const ts = checkEventTime(JSON.parse(head.toString('utf8', 0, end)));
+    return typeof ts === 'number' ? ts : null;
+  } catch {
+    return null;
+  }
+}
+
 function globToRegExp(glob: string): RegExp {
-  const body = glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+  const body = glob
+    .split(/(\*|\[[^\]/]+\])/)
+    .map((part) => (part === '*' ? '.*' : /^\[[^\]/]+\]$/.test(part) ? part : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
   return new RegExp(`^${body}$`);
 }
 
@@ -201,7 +238,7 @@ async function planReads(absolute: string, file: string, state: State, ctx: RunC
   // Rotated: the file the cursor points into is among the rotated copies. Finish it from the cursor, read
   // every copy rotated after it (oldest first), then the new file from its start.
   const rotated = await rotatedCopies(absolute, ctx);
-  const at = await findCursorFile(rotated, cursor, ctx);
+  const at = await findCursorFile(absolute, rotated, cursor, ctx);
   if (at !== -1) {
     const later = rotated.slice(at + 1);
     const name = (path: string) => `${file.slice(0, file.length - basename(absolute).length)}${basename(path)}`;

@@ -1,6 +1,6 @@
 import type { RunContext } from '../context.js';
-import { addRules, removeRules } from '../memory/memory-md.js';
-import { addSkillRules, removeSkillRules, type SkillRule } from '../memory/skills-yaml.js';
+import { addRules, parseMemory, removeRules } from '../memory/memory-md.js';
+import { addSkillRules, parseSkillRules, removeSkillRules, type SkillRule } from '../memory/skills-yaml.js';
 import { IN_ARCHIVE, IN_TARGET, renderState, STATE_VERSION, withoutTimeDerived, type Cursor, type LedgerEntry, type PendingCluster, type QuarantineEntry, type State } from '../memory/state.js';
 import { renderArchive } from '../memory/archive-md.js';
 import { enforceCeiling, type CeilingOutcome } from '../memory/ceiling.js';
@@ -69,6 +69,7 @@ interface PlanInput {
   lifecycle: LifecycleResult;
   archiveText: string | undefined;
   movedByCrashedRun?: Set<string>;
+  leftInTarget?: Set<string>;
   /** The policy tonight's drafts were checked against: new rules need no re-check until it changes. */
   policy?: SafetyPolicy;
 }
@@ -152,7 +153,8 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
     if (IN_TARGET.includes(rule.state)) add(rule.target, { id, text: rule.text, cluster: rule.cluster_id });
   }
   const removals = new Map<string, Set<string>>();
-  for (const id of input.lifecycle.archived) {
+  for (const id of [...input.lifecycle.archived, ...(input.leftInTarget ?? [])]) {
+    if (!rules[id] || IN_TARGET.includes(rules[id]!.state)) continue;
     const target = rules[id]!.target;
     removals.set(target, new Set([...(removals.get(target) ?? []), id]));
   }
@@ -242,8 +244,14 @@ export function buildTargetChanges(
 ): FileChange[] {
   const changes: FileChange[] = [];
   for (const target of [...new Set([...additions.keys(), ...removals.keys()])].sort()) {
-    const added = additions.get(target) ?? [];
     const removed = removals.get(target) ?? new Set<string>();
+    // Never a second bullet for an id already in the file (a restore re-run after a crash).
+    const there = new Set(
+      target === 'memory'
+        ? input.memoryText === undefined ? [] : parseMemory(input.memoryText).rules.map((r) => r.id)
+        : input.skillTexts[target.slice('skill:'.length)] === undefined ? [] : parseSkillRules(input.skillTexts[target.slice('skill:'.length)]!, `${settings.skills_dir}/${target.slice('skill:'.length)}.yaml`).map((r) => r.id),
+    );
+    const added = (additions.get(target) ?? []).filter((rule) => !there.has(rule.id) || removed.has(rule.id));
     if (target === 'memory') {
       if (input.memoryText === undefined && added.length === 0) continue;
       const content = addRules(removeRules(input.memoryText ?? '', removed), added);

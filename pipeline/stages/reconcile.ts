@@ -1,7 +1,7 @@
 import type { RunContext } from '../context.js';
 import { parseMemory } from '../memory/memory-md.js';
 import { parseSkillRules } from '../memory/skills-yaml.js';
-import { IN_TARGET, type LedgerEntry, type RuleState, type State } from '../memory/state.js';
+import { IN_ARCHIVE, IN_TARGET, type LedgerEntry, type RuleState, type State } from '../memory/state.js';
 import { textSha } from '../synth/rule-id.js';
 import { archivedIds } from '../memory/archive-md.js';
 
@@ -23,6 +23,8 @@ export interface Reconciled {
    * before the target files): not deleted by a human. Plan puts them back if they stay in memory.
    */
   movedByCrashedRun: Set<string>;
+  /** Archived rules whose line is still in their file (a `restore` interrupted before its state write): plan takes it out. */
+  leftInTarget: Set<string>;
 }
 
 /**
@@ -40,8 +42,11 @@ export async function reconcile<I extends { state: State; memoryText: string | u
   const humanChanges: HumanChange[] = [];
   const inArchive = archivedIds(input.archiveText);
   const movedByCrashedRun = new Set<string>();
+  const leftInTarget = new Set<string>();
   for (const [id, rule] of Object.entries(input.state.rules)) {
     const found = present.get(rule.target);
+    // Plan takes the line out again, unless tonight's lifecycle restores the rule anyway.
+    if (IN_ARCHIVE.includes(rule.state) && found?.has(id)) leftInTarget.add(id);
     if (!IN_TARGET.includes(rule.state) || found === undefined) {
       rules[id] = rule;
       continue;
@@ -61,7 +66,7 @@ export async function reconcile<I extends { state: State; memoryText: string | u
       rules[id] = rule;
     }
   }
-  return { ...input, notices, state: { ...input.state, rules, burned }, humanChanges, present, movedByCrashedRun };
+  return { ...input, notices, state: { ...input.state, rules, burned }, humanChanges, present, movedByCrashedRun, leftInTarget };
 }
 
 /** Target -> (rule id -> text) for every target file that exists; a missing file proves nothing. */
