@@ -93,7 +93,14 @@ export function buildReviewPlan(input: ReviewInput, action: ReviewAction, option
 }
 
 export function unknownId(id: string, known: string[], what: string) {
-  const close = known.filter((candidate) => candidate.startsWith(id.slice(0, 4)) || candidate.includes(id)).slice(0, 5);
+  // Close: shares a prefix (a truncated id), contains it, or is a typo or two away.
+  const wanted = id.toLowerCase();
+  const close = known
+    .map((candidate) => ({ candidate, distance: candidate.startsWith(wanted.slice(0, Math.max(4, wanted.length - 1))) || candidate.includes(wanted) ? 0 : editDistance(wanted, candidate) }))
+    .filter((item) => item.distance <= 2)
+    .sort((a, b) => a.distance - b.distance || (a.candidate < b.candidate ? -1 : 1))
+    .map((item) => item.candidate)
+    .slice(0, 5);
   const hint = close.length > 0 ? ` Close matches: ${close.join(', ')}.` : known.length > 0 ? ` Known: ${known.slice(0, 5).join(', ')}${known.length > 5 ? ', …' : ''}.` : ' There are none.';
   return errors.usage(`no ${what} with id "${id.slice(0, 40)}".${hint}`);
 }
@@ -103,4 +110,15 @@ function emptyProvenance(now: string): LedgerEntry['provenance'] {
     synthesizer: 'unknown', count: 0, distinct_inputs: 0, sessions: 0, first_seen: now, last_seen: now, evidence: [],
     safety: { verdict: 'unknown', violations: [], evaluated: [], policy: '' }, model: null, prompt_version: null,
   };
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
 }

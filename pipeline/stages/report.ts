@@ -159,7 +159,8 @@ function lifecycle(out: string[], input: ReportInput, meta: ReportMeta): void {
   const decaying = Object.values(rules).filter((rule) => rule.state === 'decaying').sort((a, b) => (a.weight ?? 1) - (b.weight ?? 1) || (a.id < b.id ? -1 : 1));
   const ineffective = Object.values(rules).filter((rule) => rule.effectiveness?.verdict === 'ineffective' && rule.status !== 'refined' && ['active', 'decaying', 'pinned'].includes(rule.state));
   out.push('## Memory lifecycle', '');
-  if (plan.lifecycle.length === 0 && decaying.length === 0 && ineffective.length === 0 && plan.ceiling.archived.length === 0 && !plan.ceiling.warning) {
+  const anyJudged = Object.values(rules).some((rule) => rule.effectiveness && rule.effectiveness.verdict !== 'measuring');
+  if (plan.lifecycle.length === 0 && decaying.length === 0 && ineffective.length === 0 && !anyJudged && plan.ceiling.archived.length === 0 && !plan.ceiling.warning) {
     out.push('_No rule changed state this run._', '');
     return;
   }
@@ -179,6 +180,18 @@ function lifecycle(out: string[], input: ReportInput, meta: ReportMeta): void {
     for (const rule of ineffective) {
       const e = rule.effectiveness!;
       out.push(`- \`${rule.id}\` (${escapeInline(rule.tool_name)}): ${e.before_per_day} failures per day before, ${e.after_per_day} since (${Math.round(e.change * 100)}%) over ${Math.floor(e.days_since_adoption)} days`);
+    }
+    out.push('');
+  }
+  const judged = Object.values(rules)
+    .filter((rule) => rule.effectiveness && rule.effectiveness.verdict !== 'measuring' && ['active', 'decaying', 'pinned'].includes(rule.state))
+    .sort((a, b) => b.effectiveness!.change - a.effectiveness!.change || (a.id < b.id ? -1 : 1));
+  if (judged.length > 0) {
+    out.push(`Effectiveness of the rules in memory (failures per day before adoption vs since; worst first${judged.length > 50 ? ', first 50' : ''}):`, '');
+    out.push('| rule | tool | before | since | change | verdict |', '|---|---|---:|---:|---:|---|');
+    for (const rule of judged.slice(0, 50)) {
+      const e = rule.effectiveness!;
+      out.push(`| \`${rule.id}\` | \`${escapeCode(rule.tool_name)}\` | ${e.before_per_day} | ${e.after_per_day} | ${Math.round(e.change * 100)}% | ${e.verdict} |`);
     }
     out.push('');
   }

@@ -338,6 +338,9 @@ describe('unknown ids', () => {
     const close = await cli(dir, ['pin', id.slice(0, 5)]);
     expect(close.code).toBe(2);
     expect(close.json.error.message).toContain(`Close matches: ${id}`);
+    // A typo (one hex digit wrong) is a close match too.
+    const typo = `${id.slice(0, -1)}${id.endsWith('0') ? '1' : '0'}`;
+    expect((await cli(dir, ['touch', typo])).json.error.message).toContain(`Close matches: ${id}`);
     expect(snapshot(dir)).toEqual(before);
     expect(existsSync(join(dir, '.sleep-cycle/lock'))).toBe(false);
   });

@@ -104,7 +104,10 @@ describe('120 simulated nights of the memory lifecycle', () => {
     // Rewritten at most twice (MAX_REFINEMENTS); the last one is left in memory for a human, flagged in the report.
     expect(pushes).toHaveLength(3);
     expect(pushes[2]!.effectiveness?.verdict).toBe('ineffective');
-    expect(readFileSync(join(dir, 'proposed_memory_updates.md'), 'utf8')).toContain(`\`${pushes[2]!.id}\` (git_push): 3 failures per day before, 3 since`);
+    const report = readFileSync(join(dir, 'proposed_memory_updates.md'), 'utf8');
+    expect(report).toContain(`\`${pushes[2]!.id}\` (git_push): 3 failures per day before, 3 since`);
+    // The per-rule effectiveness table: the working rule and the ineffective one, worst first.
+    expect(report).toMatch(new RegExp(`\\| \`${pushes[2]!.id}\` \\| \`git_push\` \\| 3 \\| 3 \\| 0% \\| ineffective \\|[\\s\\S]*\\| \`${read!.id}\` \\| \`Read\` \\| 4 \\| 0\\.0\\d+ \\| -\\d+% \\| working \\|`));
     expect(pushes[0]!.status).toBe('refined');
     expect(pushes[0]!.superseded_by).toBe(pushes[1]!.id);
     expect(pushes[1]!.supersedes).toBe(pushes[0]!.id);
