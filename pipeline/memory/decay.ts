@@ -1,4 +1,4 @@
-import type { DecayFunctionName, DecayStep } from '../settings/schema.js';
+import type { DecayFunctionName, DecayStep, Settings } from '../settings/schema.js';
 import type { LifecycleRule } from './state.js';
 
 /**
@@ -13,18 +13,11 @@ export interface DecayCurve {
   steps: DecayStep[];
 }
 
-export interface DecaySettings {
-  decay_function: DecayFunctionName;
-  decay_half_life_days: number;
-  decay_grace_days: number;
-  decay_grace_days_skills: number;
-  decay_linear_days: number;
-  decay_steps: DecayStep[];
-  decay_fast_grace_days: number;
-  decay_fast_half_life_days: number;
-  ttl_days: number;
-  importance_max_multiplier: number;
-}
+export type DecaySettings = Pick<
+  Settings,
+  | 'decay_function' | 'decay_half_life_days' | 'decay_grace_days' | 'decay_grace_days_skills' | 'decay_linear_days' | 'decay_steps'
+  | 'decay_fast_grace_days' | 'decay_fast_half_life_days' | 'ttl_days' | 'importance_max_multiplier'
+>;
 
 const DAY_MS = 86_400_000;
 

@@ -1,12 +1,8 @@
+import type { Settings } from '../settings/schema.js';
 import type { Effectiveness, LifecycleRule } from './state.js';
 import { daysBetween } from './decay.js';
 
-export interface EffectivenessSettings {
-  effectiveness_min_days: number;
-  ineffective_ratio: number;
-  validate_quiet_days: number;
-  validate_min_calls: number;
-}
+export type EffectivenessSettings = Pick<Settings, 'effectiveness_min_days' | 'ineffective_ratio' | 'validate_quiet_days' | 'validate_min_calls'>;
 
 /**
  * Recursion dampening: did the failures the rule is about become rarer after it was adopted? Before: the

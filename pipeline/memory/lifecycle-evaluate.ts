@@ -1,15 +1,13 @@
+import type { Settings } from '../settings/schema.js';
 import type { UsageSummary } from '../telemetry/usage.js';
 import { daysBetween, daysSinceReinforced, ruleWeight, ttlDays, type DecaySettings } from './decay.js';
 import { measureEffectiveness, type EffectivenessSettings } from './effectiveness.js';
 import { checkTransition, type FromState } from './transitions.js';
 import { IN_ARCHIVE, IN_TARGET, withLifecycleDefaults, type LedgerEntry, type LifecycleRule, type RuleState, type RuleStatus } from './state.js';
 
-export interface LifecycleSettings extends DecaySettings, EffectivenessSettings {
-  decaying_threshold: number;
-  archive_threshold: number;
-  archive_retention_days: number;
-  expired_retention_days: number;
-}
+export type LifecycleSettings = DecaySettings &
+  EffectivenessSettings &
+  Pick<Settings, 'decaying_threshold' | 'archive_threshold' | 'archive_retention_days' | 'expired_retention_days'>;
 
 /** One change of a rule's state or status, as the audit and the report show it. */
 export interface RuleChange {

@@ -5,38 +5,11 @@ import { archivedIds, renderArchive } from '../../pipeline/memory/archive-md.js'
 import { addRules, parseMemory, removeRules } from '../../pipeline/memory/memory-md.js';
 import { addSkillRules, parseSkillRules, removeSkillRules } from '../../pipeline/memory/skills-yaml.js';
 import type { LedgerEntry, RuleState } from '../../pipeline/memory/state.js';
+import { ledgerEntry } from '../helpers/ledger.js';
 
 const CREATED = '2025-01-01T00:00:00.000Z';
 
-function entry(over: Partial<LedgerEntry> & { id: string }): LedgerEntry {
-  return {
-    cluster_id: `c-${over.id.slice(2)}`,
-    kind: 'failure',
-    tool_name: 'bash',
-    error_category: 'not_found',
-    text: `Rule ${over.id}.`,
-    text_sha: `sha-${over.id}`,
-    target: 'memory',
-    state: 'archived',
-    created: CREATED,
-    last_seen: CREATED,
-    hits: 0,
-    pinned: false,
-    provenance: {
-      synthesizer: 'offline',
-      count: 3,
-      distinct_inputs: 3,
-      sessions: 1,
-      first_seen: CREATED,
-      last_seen: CREATED,
-      evidence: [],
-      safety: { verdict: 'pass', violations: [], evaluated: [], policy: 'default' },
-      model: null,
-      prompt_version: null,
-    },
-    ...over,
-  };
-}
+const entry = (over: Partial<LedgerEntry> & { id: string }): LedgerEntry => ledgerEntry({ state: 'archived', created: CREATED, ...over });
 
 const crlf = (text: string) => text.replace(/\n/g, '\r\n');
 

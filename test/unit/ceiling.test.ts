@@ -3,40 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { enforceCeiling } from '../../pipeline/memory/ceiling.js';
 import { countLines, removeRules, renderRule } from '../../pipeline/memory/memory-md.js';
 import type { EffectivenessVerdict, LedgerEntry, RuleState, RuleStatus } from '../../pipeline/memory/state.js';
+import { ledgerEntry } from '../helpers/ledger.js';
 
 const CREATED = '2025-01-01T00:00:00.000Z';
 
-function entry(over: Partial<LedgerEntry> & { id: string }): LedgerEntry {
-  return {
-    cluster_id: `c-${over.id.slice(2)}`,
-    kind: 'failure',
-    tool_name: 'bash',
-    error_category: 'not_found',
-    text: `Rule ${over.id}.`,
-    text_sha: `sha-${over.id}`,
-    target: 'memory',
-    state: 'active',
-    created: CREATED,
-    last_seen: CREATED,
-    hits: 0,
-    pinned: false,
-    last_reinforced: CREATED,
-    weight: 1,
-    provenance: {
-      synthesizer: 'offline',
-      count: 3,
-      distinct_inputs: 3,
-      sessions: 1,
-      first_seen: CREATED,
-      last_seen: CREATED,
-      evidence: [],
-      safety: { verdict: 'pass', violations: [], evaluated: [], policy: 'default' },
-      model: null,
-      prompt_version: null,
-    },
-    ...over,
-  };
-}
+const entry = (over: Partial<LedgerEntry> & { id: string }): LedgerEntry => ledgerEntry({ created: CREATED, last_reinforced: CREATED, weight: 1, ...over });
 
 function ledger(...rules: LedgerEntry[]): Record<string, LedgerEntry> {
   return Object.fromEntries(rules.map((r) => [r.id, r]));

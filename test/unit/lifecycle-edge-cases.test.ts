@@ -6,17 +6,12 @@ import { parseMemory, renderRule } from '../../pipeline/memory/memory-md.js';
 import { emptyState, type LedgerEntry, type State } from '../../pipeline/memory/state.js';
 import { emptyUsage } from '../../pipeline/telemetry/usage.js';
 import { defaultSettings } from '../../pipeline/settings/schema.js';
+import { ledgerEntry } from '../helpers/ledger.js';
 const DEFAULTS = defaultSettings();
 
 const T0 = '2026-01-01T00:00:00.000Z';
-function entry(over: Partial<LedgerEntry> & { id: string }): LedgerEntry {
-  return {
-    cluster_id: `c-${over.id.slice(2)}`, kind: 'failure', tool_name: 'git_push', error_category: 'git_error',
-    text: `Rule ${over.id}.`, text_sha: `sha-${over.id}`, target: 'memory', state: 'active', created: T0, last_seen: T0, hits: 0, pinned: false,
-    provenance: { synthesizer: 'offline', count: 3, distinct_inputs: 3, sessions: 1, first_seen: T0, last_seen: T0, evidence: [], safety: { verdict: 'accept', violations: [], evaluated: [], policy: 'p' }, model: null, prompt_version: null },
-    ...over,
-  };
-}
+const entry = (over: Partial<LedgerEntry> & { id: string }): LedgerEntry =>
+  ledgerEntry({ created: T0, tool_name: 'git_push', error_category: 'git_error', provenance: { ...ledgerEntry({ id: over.id, created: T0 }).provenance, safety: { verdict: 'accept', violations: [], evaluated: [], policy: 'p' } }, ...over });
 const settings = { memory_file: 'MEMORY.md', skills_dir: 'skills', archive_file: 'memory/archive.md', state_dir: '.sleep-cycle' };
 
 describe('skill file human text', () => {

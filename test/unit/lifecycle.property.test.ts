@@ -7,6 +7,7 @@ import { IN_ARCHIVE, IN_TARGET, withLifecycleDefaults, type LedgerEntry, type Ru
 import { isAllowed, type FromState } from '../../pipeline/memory/transitions.js';
 import { defaultSettings, type DecayFunctionName, type DecayStep, type Settings } from '../../pipeline/settings/schema.js';
 import type { UsageSummary } from '../../pipeline/telemetry/usage.js';
+import { ledgerEntry } from '../helpers/ledger.js';
 
 const DAY_MS = 86_400_000;
 const BASE = Date.parse('2024-01-01T00:00:00.000Z');
@@ -18,36 +19,7 @@ const RUNS = 200;
 // Factories and arbitraries
 // ---------------------------------------------------------------------------------------------------
 
-function entry(over: Partial<LedgerEntry> & { id: string }): LedgerEntry {
-  const created = over.created ?? iso(BASE);
-  return {
-    cluster_id: `c-${over.id.slice(2)}`,
-    kind: 'failure',
-    tool_name: 'bash',
-    error_category: 'not_found',
-    text: `Rule text of ${over.id}.`,
-    text_sha: `sha-${over.id}`,
-    target: 'memory',
-    state: 'active',
-    created,
-    last_seen: created,
-    hits: 0,
-    pinned: false,
-    provenance: {
-      synthesizer: 'offline',
-      count: 3,
-      distinct_inputs: 3,
-      sessions: 1,
-      first_seen: created,
-      last_seen: created,
-      evidence: [],
-      safety: { verdict: 'pass', violations: [], evaluated: [], policy: 'default' },
-      model: null,
-      prompt_version: null,
-    },
-    ...over,
-  };
-}
+const entry = (over: Partial<LedgerEntry> & { id: string }): LedgerEntry => ledgerEntry({ created: iso(BASE), text: `Rule text of ${over.id}.`, ...over });
 
 const FNS: DecayFunctionName[] = ['power-law', 'exponential', 'linear', 'step'];
 const STATES: RuleState[] = ['active', 'decaying', 'archived', 'expired', 'pinned', 'deleted', 'rejected'];
