@@ -51,6 +51,11 @@ export interface GitPort {
   foreignCommits(root: string, tip: string, prefix: string): Promise<string[]>;
   /** Fetches a remote branch into the local branch of the same name; its commit, or null when the remote has none. */
   fetchBranch(root: string, remote: string, branch: string): Promise<string | null>;
+  /**
+   * Repairs the user's index after a run killed between moving HEAD and refreshing the index: of `paths`,
+   * those staged exactly as they were before HEAD's sleep-cycle commit are reset to HEAD. Returns them.
+   */
+  repairIndex(root: string, paths: string[], prefix: string): Promise<string[]>;
 }
 
 const IDENTITY = { GIT_AUTHOR_NAME: 'sleep-cycle', GIT_AUTHOR_EMAIL: 'sleep-cycle@localhost', GIT_COMMITTER_NAME: 'sleep-cycle', GIT_COMMITTER_EMAIL: 'sleep-cycle@localhost' };
@@ -110,6 +115,30 @@ export const simpleGitPort: GitPort = {
   async foreignCommits(root, tip, prefix) {
     const log = (await optional(simpleGit({ baseDir: root }).raw(['log', '--format=%h %s', `HEAD..${tip}`]))) ?? '';
     return log.split('\n').filter((line) => line.trim() !== '' && !line.slice(line.indexOf(' ') + 1).startsWith(prefix));
+  },
+  async repairIndex(root, paths, prefix) {
+    const git = simpleGit({ baseDir: root });
+    // One git process on the normal path: nothing of ours is staged.
+    const staged = (await optional(git.raw(['diff', '--cached', '--name-only', '--', ...paths]))) ?? '';
+    const candidates = staged.split('\n').map((line) => line.trim()).filter(Boolean);
+    if (candidates.length === 0) return [];
+    const subject = (await optional(git.raw(['log', '-1', '--format=%s']))) ?? '';
+    if (!subject.startsWith(prefix)) return [];
+    const blob = async (spec: string) => (await optional(git.raw(['rev-parse', '--verify', '--quiet', spec]))) ?? null;
+    const stale: string[] = [];
+    for (const path of candidates) {
+      const [indexed, before] = await Promise.all([blob(`:0:${path}`), blob(`HEAD~1:${path}`)]);
+      // Staged as the version before sleep-cycle's commit (or absent when the commit created it): stale.
+      if (indexed === before) stale.push(path);
+    }
+    if (stale.length > 0) {
+      try {
+        await git.raw(['reset', '--quiet', '--', ...stale]);
+      } catch (error) {
+        throw errors.git('reset of a stale index', error);
+      }
+    }
+    return stale;
   },
   async fetchBranch(root, remote, branch) {
     const git = simpleGit({ baseDir: root });

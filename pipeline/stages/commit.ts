@@ -38,6 +38,12 @@ export async function commit<I extends { plan: Plan; reportPath: string; repo: R
   const owned = await Promise.all([`${settings.state_dir}/state.json`, `${settings.state_dir}/lifecycle.jsonl`, settings.archive_file].map(read));
   const targets = await Promise.all([...new Set(rules.map((rule) => rule.target))].sort().map((target) => read(targetPath(target, settings))));
   const report = await read(input.reportPath);
+  // A run killed between moving HEAD and refreshing the index left sleep-cycle's files staged as their
+  // old versions: a human's next commit would revert ours. Put them back to HEAD first.
+  if (!ctx.options.branch) {
+    const repaired = await ctx.git.repairIndex(ctx.root, [...owned, ...targets, report].map((file) => file.path), 'sleep-cycle:');
+    if (repaired.length > 0) ctx.logger.warn(`the git index still held the versions before sleep-cycle's last commit (an interrupted run): reset ${repaired.join(', ')} to HEAD.`);
+  }
   const files = buildCommitFiles({ owned, targets, report, rules, settings });
   if (files.length === 0) return { ...input, commit: null, commitNote: 'nothing new since the last sleep: no commit' };
   const { branch, push } = ctx.options;

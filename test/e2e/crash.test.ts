@@ -7,8 +7,8 @@ import { git, lines, makeDir, PACKAGE_ROOT, read } from '../helpers/repo.js';
 
 /**
  * Crash safety: the run is killed (SIGKILL, from an injected hook, not a timer) just before or just after
- * each of its effects — the lock, the report, MEMORY.md, the skill file, the audit, the state, the commit,
- * the lock release — and, for every atomic write, after half of the content reached the temp file. A normal
+ * each of its effects — the lock, the report, MEMORY.md, the skill file, the archive, the audit, the state,
+ * every git command of the commit (read-tree … update-ref, the index refresh), the lock release — and, for every atomic write, after half of the content reached the temp file. A normal
  * re-run must then leave exactly the files an uninterrupted run leaves.
  */
 
@@ -158,6 +158,9 @@ function snapshot(dir: string) {
       inFiles: [...memoryIds, ...skillIds].sort(),
     },
     commits: Number(git(dir, 'rev-list', '--count', 'HEAD').trim()),
+    // The user's index agrees with HEAD (a kill between update-ref and the index refresh must not leave
+    // sleep-cycle's files staged as their old versions).
+    staged: git(dir, 'diff', '--cached', '--name-only').trim(),
     strayTemps: files.filter((path) => path.endsWith('.tmp')),
     // Informational (not part of convergence): the report describes the run that wrote it.
     report: text('proposed_memory_updates.md'),
@@ -190,6 +193,7 @@ function describeDiff(actual: Snapshot, expected: Snapshot): string[] {
   }
   if (JSON.stringify(actual.rules) !== JSON.stringify(expected.rules)) out.push(`rules: ${JSON.stringify(actual.rules)} vs ${JSON.stringify(expected.rules)}`);
   if (actual.commits !== expected.commits) out.push(`commits: ${actual.commits} vs ${expected.commits}`);
+  if (actual.staged !== expected.staged) out.push(`staged: ${JSON.stringify(actual.staged)} vs ${JSON.stringify(expected.staged)}`);
   return out;
 }
 
@@ -217,7 +221,7 @@ async function traceNight(dir: string, night: number): Promise<CrashPoint[]> {
   expect(run.code, run.stderr).toBe(0);
   const ops = readFileSync(trace, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { k: number; op: string; path: string });
   return ops.flatMap(({ k, op, path }) => {
-    const shown = op === 'commitFiles' ? path : relative(dir, path);
+    const shown = op === 'commitFiles' || op.startsWith('git ') ? path : relative(dir, path);
     const modes = op === 'writeAtomic' ? (['before', 'after', 'partial'] as const) : (['before', 'after'] as const);
     return modes.map((mode) => ({ night, k, op, path: shown, mode }));
   });
@@ -313,8 +317,8 @@ async function crashAndRecover(point: CrashPoint): Promise<void> {
     if (diff.length > 0) tally.failures.push(`NOT CONVERGED ${name(point)}\n  ${diff.join('\n  ')}`);
     // No duplicated rule: every id once across MEMORY.md and the skill files.
     expect(new Set(got.rules.inFiles).size).toBe(got.rules.inFiles.length);
-    expect({ files: got.files, working: got.working, committed: got.committed, rules: got.rules, commits: got.commits }).toEqual({
-      files: want.files, working: want.working, committed: want.committed, rules: want.rules, commits: want.commits,
+    expect({ files: got.files, working: got.working, committed: got.committed, rules: got.rules, commits: got.commits, staged: got.staged }).toEqual({
+      files: want.files, working: want.working, committed: want.committed, rules: want.rules, commits: want.commits, staged: want.staged,
     });
     tally.converged += 1;
   } finally {

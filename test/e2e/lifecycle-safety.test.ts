@@ -97,3 +97,18 @@ describe('rotation', () => {
     expect(two.json.data.notices.join(' ')).not.toContain('rotated');
   });
 });
+
+describe('the git index after sleep-cycle commits', () => {
+  it("a human's staged edit of MEMORY.md is not taken for a stale copy of ours (only those are reset)", async () => {
+    const dir = makeDir({ 'MEMORY.md': MEMORY, 'logs/telemetry.jsonl': lines(...failures(3, {})) }, { git: true });
+    const first = await cli(dir, ['run'], T0);
+    expect(first.json.data.commit).toEqual(expect.any(String));
+    writeFileSync(join(dir, 'MEMORY.md'), read(dir, 'MEMORY.md').replace('# Project memory', '# Project memory, edited and staged by a human'));
+    git(dir, 'add', 'MEMORY.md');
+    // A night with nothing new: no commit, and the human's staged change is left as it is.
+    const second = await cli(dir, ['run'], '2026-11-22T03:00:00Z');
+    expect(second.json.data.commit).toBeNull();
+    expect(git(dir, 'diff', '--cached', '--name-only').trim()).toBe('MEMORY.md');
+    expect(git(dir, 'diff', '--cached')).toContain('+# Project memory, edited and staged by a human');
+  });
+});

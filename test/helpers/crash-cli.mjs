@@ -5,13 +5,16 @@
 //   CRASH_CLOCK  ISO time for the fixed clock (default 2026-11-21T03:00:00Z)
 //   CRASH_TRACE  file to append one JSON line per effect call to ({op, path}); used to enumerate crash points
 //   CRASH_AT     "<k>:<mode>": the k-th effect call (1-based, counted over writeAtomic, createExclusive,
-//                remove, rename and git.commitFiles) kills this process with SIGKILL:
+//                remove, rename, git.commitFiles and, inside a commit, every git command that writes:
+//                read-tree, hash-object, update-index, write-tree, commit-tree, update-ref, reset)
+//                kills this process with SIGKILL:
 //                  before   before the effect is performed
 //                  after    after the effect completed
 //                  partial  (writeAtomic only) half of the content is written to a temp file named the way
 //                           the real adapter names it, then the process dies before any rename
 // With no CRASH_AT the run is a normal one.
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import { defaultDeps } from '../../dist/pipeline/cli/context-from-options.js';
@@ -45,6 +48,24 @@ function hook(op, path, perform, partial) {
     return value;
   });
 }
+
+// The git commands one commit runs, each an effect of its own: a kill between two of them must converge too.
+const GIT_WRITES = new Set(['read-tree', 'hash-object', 'update-index', 'write-tree', 'commit-tree', 'update-ref', 'reset']);
+const childProcess = createRequire(import.meta.url)('node:child_process');
+const realSpawn = childProcess.spawn;
+childProcess.spawn = function spawn(command, args, ...rest) {
+  const sub = Array.isArray(args) ? args.find((arg) => !arg.startsWith('-')) : undefined;
+  if (!String(command).endsWith('git') || !GIT_WRITES.has(sub)) return realSpawn.call(this, command, args, ...rest);
+  calls += 1;
+  const k = calls;
+  if (env.CRASH_TRACE) appendFileSync(env.CRASH_TRACE, `${JSON.stringify({ k, op: `git ${sub}`, path: '' })}\n`);
+  if (k === target && crashMode === 'before') die();
+  const child = realSpawn.call(this, command, args, ...rest);
+  // Registered before simple-git's own listeners: the command completed, its caller never hears of it.
+  if (k === target && crashMode === 'after') child.on('exit', () => die());
+  return child;
+};
+syncBuiltinESMExports();
 
 const deps = defaultDeps();
 const fs = deps.fs;
