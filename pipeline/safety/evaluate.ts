@@ -1,5 +1,4 @@
-import { Engine } from 'json-rules-engine';
-import type { EngineResult } from 'json-rules-engine';
+import type { Engine, EngineResult } from 'json-rules-engine';
 import { errors } from '../errors.js';
 import type { DraftRule } from '../synth/port.js';
 import { extractFacts } from './facts.js';
@@ -24,7 +23,8 @@ export interface SafetyVerdict {
 }
 
 interface PolicyEngine {
-  engine: Engine;
+  /** Built on first use: a night with no draft and no policy change never loads json-rules-engine. */
+  engine: Promise<Engine>;
   /** Tail of the run queue for this engine (see `runSerialized`). */
   tail: Promise<unknown>;
 }
@@ -60,7 +60,8 @@ function engineFor(policy: SafetyPolicy): PolicyEngine {
   return entry;
 }
 
-function buildEngine(policy: SafetyPolicy): Engine {
+async function buildEngine(policy: SafetyPolicy): Promise<Engine> {
+  const { Engine } = await import('json-rules-engine');
   // Every fact is supplied on each run, so an undefined fact can only be an engine misuse: fail loudly.
   const engine = new Engine([], { allowUndefinedFacts: false, allowUndefinedConditions: false });
   registerOperators(engine);
@@ -83,7 +84,7 @@ function buildEngine(policy: SafetyPolicy): Engine {
  * stay correct.
  */
 function runSerialized(entry: PolicyEngine, facts: RuleFacts): Promise<EngineResult> {
-  const run = entry.tail.then(() => entry.engine.run({ ...facts }));
+  const run = entry.tail.then(async () => (await entry.engine).run({ ...facts }));
   entry.tail = run.catch(() => undefined);
   return run;
 }
