@@ -1,6 +1,5 @@
-import { Option } from 'commander';
 import type { CommandSpec } from './command-spec.js';
-import { nowOption, runCommand } from './run-command.js';
+import { dryRunOption, noCommitOption, nowOption, runCommand } from './run-command.js';
 
 /**
  * `decay`: the memory lifecycle alone — weigh every rule, move decayed ones to the archive, expire and
@@ -10,8 +9,8 @@ export const decayCommandSpec: CommandSpec = {
   name: 'decay',
   description: 'apply the memory lifecycle only (decay, archive, expire) without reading telemetry',
   options: [
-    new Option('--dry-run', 'write only proposed_memory_updates.md; change nothing else'),
-    new Option('--no-commit', 'write files but do not commit them'),
+    dryRunOption(),
+    noCommitOption(),
     nowOption(),
   ],
   action: (_args, options, deps) => runCommand(options, deps, true),

@@ -92,6 +92,9 @@ export function renderRunText(result: RunResult): string {
   return `${out.join('\n')}\n`;
 }
 
+export const dryRunOption = () => new Option('--dry-run', 'write only proposed_memory_updates.md; change nothing else');
+export const noCommitOption = () => new Option('--no-commit', 'write files but do not commit them');
+
 /** `--now <iso>`: evaluate at another time (also SLEEP_CYCLE_NOW). */
 export function nowOption(): Option {
   return new Option('--now <iso>', 'evaluate as if it were this ISO-8601 time (or set SLEEP_CYCLE_NOW); with --dry-run nothing is written');
@@ -103,11 +106,11 @@ export const runCommandSpec: CommandSpec = {
   name: 'run',
   description: 'read new telemetry, cluster repeated failures, write safe rules to memory and commit',
   options: [
-    new Option('--dry-run', 'write only proposed_memory_updates.md; change nothing else'),
+    dryRunOption(),
     new Option('--since <iso>', 'read every line from this ISO-8601 time on, ignoring the cursor'),
     new Option('--log <path>', 'telemetry file to read (repeatable; default logs/telemetry.jsonl)').argParser(collect),
     new Option('--min-repeats <n>', 'repeats needed before a pattern becomes a rule (default 3)'),
-    new Option('--no-commit', 'write files but do not commit them'),
+    noCommitOption(),
     new Option('--require-git', 'fail when the root is not a git repository'),
     new Option('--max-llm-calls <n>', 'most Claude calls this run; later clusters wait for the next night'),
     new Option('--branch <name>', 'commit to this branch (on top of HEAD) instead of HEAD: the nightly pull-request branch'),

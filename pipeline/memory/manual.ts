@@ -1,5 +1,7 @@
 import { buildTargetChanges, type FileChange, type TargetSettings } from '../stages/plan.js';
 import { renderArchive } from './archive-md.js';
+import { parseMemory } from './memory-md.js';
+import { parseSkillRules } from './skills-yaml.js';
 import { appendEvents, type LifecycleEvent } from './lifecycle.js';
 import { unknownId } from './review.js';
 import { IN_ARCHIVE, IN_TARGET, renderState, withLifecycleDefaults, type LifecycleRule, type RuleState, type State } from './state.js';
@@ -99,9 +101,19 @@ export function buildManualPlan(input: ManualInput, action: ManualAction, id: st
     // The archive first, as in a run: a crash in between leaves the rule archived in the ledger and in
     // neither file, and the same command run again puts it back.
     changes.push({ path: options.settings.archive_file, role: 'archive', content: renderArchive(Object.values(state.rules)) });
-    changes.push(...buildTargetChanges(input, new Map([[rule.target, [{ id, text: rule.text, cluster: rule.cluster_id }]]]), new Map(), options.settings));
+    // Not a second bullet when an interrupted run of this same command already put it back.
+    if (!inTargetFile(input, rule, options.settings)) {
+      changes.push(...buildTargetChanges(input, new Map([[rule.target, [{ id, text: rule.text, cluster: rule.cluster_id }]]]), new Map(), options.settings));
+    }
   }
   if (events.length > 0) changes.push({ path: `${options.settings.state_dir}/lifecycle.jsonl`, role: 'audit', content: appendEvents(input.lifecycleText, events) });
   changes.push({ path: `${options.settings.state_dir}/state.json`, role: 'state', content: renderState(state) });
   return { changes, events, summary, rule };
+}
+
+function inTargetFile(input: ManualInput, rule: LifecycleRule, settings: TargetSettings): boolean {
+  if (rule.target === 'memory') return input.memoryText !== undefined && parseMemory(input.memoryText).rules.some((r) => r.id === rule.id);
+  const skill = rule.target.slice('skill:'.length);
+  const text = input.skillTexts[skill];
+  return text !== undefined && parseSkillRules(text, `${settings.skills_dir}/${skill}.yaml`).some((r) => r.id === rule.id);
 }

@@ -1,6 +1,6 @@
 import type { RunContext } from '../context.js';
-import { addRules, parseMemory, removeRules } from '../memory/memory-md.js';
-import { addSkillRules, parseSkillRules, removeSkillRules, type SkillRule } from '../memory/skills-yaml.js';
+import { addRules, removeRules } from '../memory/memory-md.js';
+import { addSkillRules, removeSkillRules, type SkillRule } from '../memory/skills-yaml.js';
 import { IN_ARCHIVE, IN_TARGET, renderState, STATE_VERSION, withoutTimeDerived, type Cursor, type LedgerEntry, type PendingCluster, type QuarantineEntry, type State } from '../memory/state.js';
 import { renderArchive } from '../memory/archive-md.js';
 import { enforceCeiling, type CeilingOutcome } from '../memory/ceiling.js';
@@ -245,13 +245,7 @@ export function buildTargetChanges(
   const changes: FileChange[] = [];
   for (const target of [...new Set([...additions.keys(), ...removals.keys()])].sort()) {
     const removed = removals.get(target) ?? new Set<string>();
-    // Never a second bullet for an id already in the file (a restore re-run after a crash).
-    const there = new Set(
-      target === 'memory'
-        ? input.memoryText === undefined ? [] : parseMemory(input.memoryText).rules.map((r) => r.id)
-        : input.skillTexts[target.slice('skill:'.length)] === undefined ? [] : parseSkillRules(input.skillTexts[target.slice('skill:'.length)]!, `${settings.skills_dir}/${target.slice('skill:'.length)}.yaml`).map((r) => r.id),
-    );
-    const added = (additions.get(target) ?? []).filter((rule) => !there.has(rule.id) || removed.has(rule.id));
+    const added = additions.get(target) ?? [];
     if (target === 'memory') {
       if (input.memoryText === undefined && added.length === 0) continue;
       const content = addRules(removeRules(input.memoryText ?? '', removed), added);
