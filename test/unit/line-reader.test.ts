@@ -57,4 +57,15 @@ describe('readLines', () => {
     expect(out.map((l) => l.text)).toEqual(['a']);
     expect(end).toBe(2);
   });
+
+  it('a line callback that throws stops the read with its error (the read ahead is awaited, not leaked)', async () => {
+    const path = file('one\ntwo\nthree\n');
+    const seen: string[] = [];
+    const reading = readLines(path, 0, { chunkBytes: 4, maxLineBytes: 100 }, (line) => {
+      seen.push(line.text);
+      if (line.text === 'two') throw new Error('stop here');
+    });
+    await expect(reading).rejects.toThrow('stop here');
+    expect(seen).toEqual(['one', 'two']);
+  });
 });
