@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { rm, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { simpleGit, type SimpleGit } from 'simple-git';
+import type { SimpleGit } from 'simple-git';
 import { errors } from '../errors.js';
 
 export interface RepoInfo {
@@ -58,11 +58,20 @@ export interface GitPort {
   repairIndex(root: string, paths: string[], prefix: string): Promise<string[]>;
 }
 
+/**
+ * simple-git, imported on first use: a pre-session `run --dry-run` asks git nothing and so never pays
+ * its ~28 ms import.
+ */
+async function gitAt(root: string): Promise<SimpleGit> {
+  const { simpleGit } = await import('simple-git');
+  return simpleGit({ baseDir: root });
+}
+
 const IDENTITY = { GIT_AUTHOR_NAME: 'sleep-cycle', GIT_AUTHOR_EMAIL: 'sleep-cycle@localhost', GIT_COMMITTER_NAME: 'sleep-cycle', GIT_COMMITTER_EMAIL: 'sleep-cycle@localhost' };
 
 export const simpleGitPort: GitPort = {
   async inspect(root) {
-    const git = simpleGit({ baseDir: root });
+    const git = await gitAt(root);
     try {
       if (!(await git.checkIsRepo())) return { repo: false, head: null };
     } catch {
@@ -74,13 +83,13 @@ export const simpleGitPort: GitPort = {
     return { repo: true, head: branch ? { kind: 'branch', name: branch } : { kind: 'detached' } };
   },
   async readHead(root, path, rev = 'HEAD') {
-    return optional(simpleGit({ baseDir: root }).raw(['show', `${rev}:${path}`]), false);
+    return optional((await gitAt(root)).raw(['show', `${rev}:${path}`]), false);
   },
   async resolve(root, rev) {
-    return (await optional(simpleGit({ baseDir: root }).raw(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`]))) ?? null;
+    return (await optional((await gitAt(root)).raw(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`]))) ?? null;
   },
   async commitFiles(root, files, message, options = {}) {
-    const git = simpleGit({ baseDir: root });
+    const git = await gitAt(root);
     try {
       const paths = files.map((file) => file.path);
       const ignored = paths.length > 0 ? await git.checkIgnore(paths) : [];
@@ -105,7 +114,7 @@ export const simpleGitPort: GitPort = {
   async pushBranch(root, remote, branch, expected) {
     const lease = `--force-with-lease=refs/heads/${branch}:${expected ?? ''}`;
     try {
-      await simpleGit({ baseDir: root }).raw(['push', '--quiet', lease, remote, `refs/heads/${branch}:refs/heads/${branch}`]);
+      await (await gitAt(root)).raw(['push', '--quiet', lease, remote, `refs/heads/${branch}:refs/heads/${branch}`]);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       const hint = /stale info|rejected/i.test(reason) ? ' Someone pushed to the branch while this run worked; run again to rebuild it on their change.' : '';
@@ -113,11 +122,11 @@ export const simpleGitPort: GitPort = {
     }
   },
   async foreignCommits(root, tip, prefix) {
-    const log = (await optional(simpleGit({ baseDir: root }).raw(['log', '--format=%h %s', `HEAD..${tip}`]))) ?? '';
+    const log = (await optional((await gitAt(root)).raw(['log', '--format=%h %s', `HEAD..${tip}`]))) ?? '';
     return log.split('\n').filter((line) => line.trim() !== '' && !line.slice(line.indexOf(' ') + 1).startsWith(prefix));
   },
   async repairIndex(root, paths, prefix) {
-    const git = simpleGit({ baseDir: root });
+    const git = await gitAt(root);
     // One git process on the normal path: nothing of ours is staged.
     const staged = (await optional(git.raw(['diff', '--cached', '--name-only', '--', ...paths]))) ?? '';
     const candidates = staged.split('\n').map((line) => line.trim()).filter(Boolean);
@@ -141,7 +150,7 @@ export const simpleGitPort: GitPort = {
     return stale;
   },
   async fetchBranch(root, remote, branch) {
-    const git = simpleGit({ baseDir: root });
+    const git = await gitAt(root);
     const listed = await optional(git.raw(['ls-remote', '--heads', remote, `refs/heads/${branch}`]));
     if (!listed) return null;
     try {
@@ -176,7 +185,7 @@ async function commitThroughPrivateIndex(
   const parent = await optional(git.raw(['rev-parse', '--verify', '--quiet', 'HEAD']));
   // Only what git needs: simple-git refuses environments carrying editor or pager commands.
   const env = { ...pick(process.env, ['PATH', 'HOME', 'LANG', 'LC_ALL', 'SYSTEMROOT', 'XDG_CONFIG_HOME']), GIT_INDEX_FILE: index, ...(await identityEnv(git)) };
-  const withIndex = simpleGit({ baseDir: root }).env(env);
+  const withIndex = (await gitAt(root)).env(env);
   try {
     await withIndex.raw(parent ? ['read-tree', parent] : ['read-tree', '--empty']);
     for (const file of files) {
