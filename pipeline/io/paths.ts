@@ -29,8 +29,16 @@ export function repoPaths(root: string, settings: Settings): RepoPaths {
 
 /** The default policy shipped inside the package, used when a repository has none of its own. */
 export function bundledSafetyRulesPath(): string {
-  // dist/pipeline/io/paths.js and pipeline/io/paths.ts both sit three levels below the package root.
+  return resolve(packageRoot(), 'config', 'safety-rules.yaml');
+}
+
+/** The default policy compiled at build time (`npm run build`), with the hash of the text it came from. */
+export function compiledSafetyRulesPath(): string {
+  return resolve(packageRoot(), 'dist', 'config', 'safety-rules.compiled.json');
+}
+
+function packageRoot(): string {
+  // dist/pipeline/io/paths.js and pipeline/io/paths.ts sit three and two levels below the package root.
   const here = fileURLToPath(new URL('.', import.meta.url));
-  const up = here.includes(`${join('dist', 'pipeline')}`) ? '../../..' : '../..';
-  return resolve(here, up, 'config', 'safety-rules.yaml');
+  return resolve(here, here.includes(`${join('dist', 'pipeline')}`) ? '../../..' : '../..');
 }

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { isMap, isScalar, isSeq, parse, parseDocument, YAMLMap, YAMLSeq, type Document, type Pair } from 'yaml';
+import type { Document, Pair, YAMLSeq } from 'yaml';
+import { yamlLib } from '../io/yaml-lib.js';
 import { errors } from '../errors.js';
 import { sanitizeRuleText, type MemoryRule } from './memory-md.js';
 
@@ -18,9 +19,9 @@ export function parseSkillRules(text: string, file: string): MemoryRule[] {
   const doc = parseSkill(text, file);
   const seq = doc.get('derived_rules');
   if (seq === undefined || seq === null) return [];
-  if (!isSeq(seq)) throw errors.config(file, 'derived_rules', 'a list of rules', String(seq));
+  if (!yamlLib().isSeq(seq)) throw errors.config(file, 'derived_rules', 'a list of rules', String(seq));
   return seq.items.flatMap((item) => {
-    if (!isMap(item)) return [];
+    if (!yamlLib().isMap(item)) return [];
     const id = item.get('id');
     const rule = item.get('rule');
     return typeof id === 'string' && typeof rule === 'string' ? [{ id, text: rule }] : [];
@@ -44,8 +45,8 @@ export function addSkillRules(text: string | undefined, skill: string, file: str
 export function removeSkillRules(text: string, file: string, ids: ReadonlySet<string>): string {
   const doc = parseSkill(text, file);
   const seq = doc.get('derived_rules');
-  if (ids.size === 0 || !isSeq(seq)) return text;
-  const doomed = seq.items.filter((item) => isMap(item) && ids.has(String(item.get('id'))));
+  if (ids.size === 0 || !yamlLib().isSeq(seq)) return text;
+  const doomed = seq.items.filter((item) => yamlLib().isMap(item) && ids.has(String(item.get('id'))));
   if (doomed.length === 0) return text;
   const expected = (((doc.toJS() ?? {}) as Record<string, unknown>).derived_rules as { id?: unknown }[]).filter((item) => !ids.has(String(item?.id)));
   if (!seq.flow) {
@@ -60,14 +61,14 @@ export function removeSkillRules(text: string, file: string, ids: ReadonlySet<st
     out += text.slice(at);
     if (doomed.length === seq.items.length) out = emptyListAfterKey(out);
     try {
-      const after = parseDocument(out);
+      const after = yamlLib().parseDocument(out);
       const old = (doc.toJS() ?? {}) as Record<string, unknown>;
       if (after.errors.length === 0 && isDeepStrictEqual(after.toJS(), { ...old, derived_rules: expected })) return out;
     } catch {
       // fall back below
     }
   }
-  const kept = new YAMLSeq();
+  const kept = new (yamlLib().YAMLSeq)();
   kept.flow = seq.items.length === doomed.length;
   kept.items = seq.items.filter((item) => !doomed.includes(item));
   doc.set('derived_rules', kept);
@@ -92,13 +93,13 @@ interface NewItem {
 /** The text with the new items spliced into the derived_rules value, or null for a layout it does not handle. */
 function spliceRules(source: string, doc: Document, items: NewItem[]): string | null {
   const root = doc.contents;
-  if (root !== null && (!isMap(root) || root.flow)) return null;
+  if (root !== null && (!yamlLib().isMap(root) || root.flow)) return null;
   const eol = lineEnding(source);
-  const pair = root === null ? undefined : (root.items as Pair[]).find((p) => isScalar(p.key) && p.key.value === 'derived_rules');
+  const pair = root === null ? undefined : (root.items as Pair[]).find((p) => yamlLib().isScalar(p.key) && p.key.value === 'derived_rules');
   if (!pair) {
     // Absent: a new top-level key at the end, at the root map's indentation.
     const first = root?.items[0] as Pair | undefined;
-    const keyStart = first && isScalar(first.key) ? first.key.range?.[0] : undefined;
+    const keyStart = first && yamlLib().isScalar(first.key) ? first.key.range?.[0] : undefined;
     const indent = keyStart === undefined ? 0 : column(source, keyStart);
     const lead = source.length === 0 || source.endsWith('\n') ? '' : eol;
     return `${source}${lead}${' '.repeat(indent)}derived_rules:${eol}${renderItems(items, indent + 2, eol)}`;
@@ -107,7 +108,7 @@ function spliceRules(source: string, doc: Document, items: NewItem[]): string | 
   const value = pair.value as { range?: [number, number, number] | null } | null;
   if (!key.range || !value?.range) return null;
   const [valueStart, valueEnd] = value.range;
-  if (isSeq(value) && !value.flow && value.items.length > 0) {
+  if (yamlLib().isSeq(value) && !value.flow && value.items.length > 0) {
     // A block sequence: new items after the last one, at the existing items' indentation.
     if (source[valueStart] !== '-') return null;
     const last = value.items[value.items.length - 1] as { range?: [number, number, number] | null };
@@ -116,8 +117,8 @@ function spliceRules(source: string, doc: Document, items: NewItem[]): string | 
     const lead = at === source.length && !source.endsWith('\n') ? eol : '';
     return `${source.slice(0, at)}${lead}${renderItems(items, column(source, valueStart), eol)}${source.slice(at)}`;
   }
-  const emptyFlow = isSeq(value) && value.flow && value.items.length === 0;
-  const nullScalar = isScalar(value) && value.value === null;
+  const emptyFlow = yamlLib().isSeq(value) && value.flow && value.items.length === 0;
+  const nullScalar = yamlLib().isScalar(value) && value.value === null;
   if (!emptyFlow && !nullScalar) return null;
   // `[]`, `null`, `~` or nothing: drop the value text (and the blanks around it when nothing else
   // follows on the line), then put a block sequence on the following lines.
@@ -141,9 +142,9 @@ function spliceRules(source: string, doc: Document, items: NewItem[]): string | 
 /** The spliced text parses, and means exactly the old document with the new items appended to derived_rules. */
 function verifySplice(source: string, spliced: string, items: NewItem[]): boolean {
   try {
-    const before = parseDocument(source);
-    const after = parseDocument(spliced);
-    if (after.errors.length > 0 || (after.contents !== null && !isMap(after.contents))) return false;
+    const before = yamlLib().parseDocument(source);
+    const after = yamlLib().parseDocument(spliced);
+    if (after.errors.length > 0 || (after.contents !== null && !yamlLib().isMap(after.contents))) return false;
     const old = (before.toJS() ?? {}) as Record<string, unknown>;
     const oldRules = old.derived_rules ?? [];
     if (!Array.isArray(oldRules)) return false;
@@ -157,14 +158,14 @@ function verifySplice(source: string, spliced: string, items: NewItem[]): boolea
 /** Fallback: the Document API keeps comments and key order but reformats the rest of the file. */
 function rewriteDocument(doc: Document, items: NewItem[], eol: '\n' | '\r\n'): string {
   let seq = doc.get('derived_rules');
-  if (!isSeq(seq)) {
-    seq = new YAMLSeq();
+  if (!yamlLib().isSeq(seq)) {
+    seq = new (yamlLib().YAMLSeq)();
     doc.set('derived_rules', seq);
   }
   const list = seq as YAMLSeq;
   list.flow = false;
   for (const rule of items) {
-    const item = new YAMLMap();
+    const item = new (yamlLib().YAMLMap)();
     item.set('id', rule.id);
     item.set('rule', rule.rule);
     item.set('cluster', rule.cluster);
@@ -185,7 +186,7 @@ function renderItems(items: NewItem[], indent: number, eol: string): string {
 function scalar(value: string): string {
   if (/^[A-Za-z][\w.-]*$/.test(value)) {
     try {
-      if (parse(value) === value) return value;
+      if (yamlLib().parse(value) === value) return value;
     } catch {
       // fall through to quoting
     }
@@ -221,11 +222,11 @@ function lineBoundaryAtOrAfter(text: string, offset: number): number {
 }
 
 function parseSkill(text: string, file: string) {
-  const doc = parseDocument(text);
+  const doc = yamlLib().parseDocument(text);
   if (doc.errors.length > 0) {
     throw errors.config(file, '(file)', 'valid YAML', doc.errors[0]!.message);
   }
-  if (doc.contents !== null && !isMap(doc.contents)) {
+  if (doc.contents !== null && !yamlLib().isMap(doc.contents)) {
     throw errors.config(file, '(file)', 'a YAML map with a derived_rules list', 'another kind of document');
   }
   return doc;

@@ -1,6 +1,7 @@
-import { LineCounter, parseDocument } from 'yaml';
+import { createHash } from 'node:crypto';
 import type { TopLevelCondition } from 'json-rules-engine';
 import { errors, truncate } from '../errors.js';
+import { yamlLib } from '../io/yaml-lib.js';
 import type { SleepCycleError } from '../errors.js';
 import { FACT_TYPES } from './facts.js';
 import type { FactType } from './facts.js';
@@ -52,7 +53,39 @@ export function parseSafetyPolicy(text: string, file: string): SafetyPolicy {
   return { version: 1, file, rules };
 }
 
+/** A policy compiled at build time (the shipped default), valid only for the exact text it came from. */
+export interface CompiledPolicy {
+  sha256: string;
+  rules: PolicyRule[];
+}
+
+export function compilePolicy(text: string, file: string): CompiledPolicy {
+  return { sha256: policyDigest(text), rules: parseSafetyPolicy(text, file).rules };
+}
+
+/**
+ * The policy of `text` from a compiled copy when that copy was made from this very text (the default
+ * policy, as `init` copies it): no YAML parse, no yaml import. Otherwise, or when the copy is missing or
+ * unreadable, the text is parsed and checked as usual.
+ */
+export function safetyPolicyOf(text: string, file: string, compiledJson: string | undefined): SafetyPolicy {
+  if (compiledJson !== undefined) {
+    try {
+      const compiled = JSON.parse(compiledJson) as Partial<CompiledPolicy>;
+      if (compiled.sha256 === policyDigest(text) && Array.isArray(compiled.rules)) return { version: 1, file, rules: compiled.rules };
+    } catch {
+      // A damaged compiled copy is only a missed shortcut.
+    }
+  }
+  return parseSafetyPolicy(text, file);
+}
+
+function policyDigest(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
 function parseYaml(text: string, problems: Problem[]): unknown {
+  const { LineCounter, parseDocument } = yamlLib();
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   for (const error of doc.errors) {

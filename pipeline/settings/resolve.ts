@@ -1,5 +1,5 @@
-import { parse as parseYaml } from 'yaml';
 import { errors, SleepCycleError } from '../errors.js';
+import { yamlLib } from '../io/yaml-lib.js';
 import { defaultSettings, SETTINGS, SETTING_KEYS, type SettingKey, type Settings } from './schema.js';
 
 export type SettingSource = 'default' | 'file' | 'env' | 'flag';
@@ -65,7 +65,7 @@ function parseFile(text: string | undefined, file: string): Record<string, unkno
   if (text === undefined || text.trim() === '') return {};
   let data: unknown;
   try {
-    data = parseYaml(text);
+    data = yamlLib().parse(text);
   } catch (error) {
     throw new SleepCycleError('E_CONFIG', `${file}: not valid YAML: ${(error as Error).message}`, { file });
   }

@@ -2,9 +2,9 @@ import { relative } from 'node:path';
 import type { RunContext } from '../context.js';
 import { errors } from '../errors.js';
 import type { RepoInfo } from '../io/git.js';
-import { bundledSafetyRulesPath, repoPaths } from '../io/paths.js';
+import { bundledSafetyRulesPath, compiledSafetyRulesPath, repoPaths } from '../io/paths.js';
 import { parseState, type State } from '../memory/state.js';
-import { parseSafetyPolicy, type SafetyPolicy } from '../safety/policy.js';
+import { safetyPolicyOf, type SafetyPolicy } from '../safety/policy.js';
 
 export interface Loaded {
   state: State;
@@ -47,7 +47,7 @@ export async function load(_input: object, ctx: RunContext): Promise<Loaded> {
     }
     notices.push(`${ctx.settings.safety_rules} not found: drafts were checked against the bundled default policy.`);
   }
-  const policy = parseSafetyPolicy(policyText, policyPath === paths.safetyRules ? rel(ctx.root, policyPath) : 'bundled default policy');
+  const policy = safetyPolicyOf(policyText, policyPath === paths.safetyRules ? rel(ctx.root, policyPath) : 'bundled default policy', await ctx.fs.readText(compiledSafetyRulesPath()));
   const lifecycleText = await ctx.fs.readText(paths.lifecycle);
   const archiveText = await ctx.fs.readText(paths.archive);
   // A plain dry run never commits, so it does not ask git anything (three git processes off the

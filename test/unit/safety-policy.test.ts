@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { SleepCycleError } from '../../pipeline/errors.js';
-import { parseSafetyPolicy } from '../../pipeline/safety/policy.js';
+import { compilePolicy, parseSafetyPolicy, safetyPolicyOf } from '../../pipeline/safety/policy.js';
 
 const POLICY_PATH = fileURLToPath(new URL('../../config/safety-rules.yaml', import.meta.url));
 const FILE = 'config/safety-rules.yaml';
@@ -184,3 +184,25 @@ describe('parseSafetyPolicy: broken policies throw E_SAFETY_RULES naming file an
     expect(policy.rules[0]?.conditions).toHaveProperty('all');
   });
 });
+
+describe('safetyPolicyOf: the compiled default policy', () => {
+  const text = readFileSync(POLICY_PATH, 'utf8');
+  const compiled = JSON.stringify(compilePolicy(text, 'bundled default policy'));
+
+  it('gives exactly the rules a YAML parse gives, under the name of the file it was read from', () => {
+    expect(safetyPolicyOf(text, FILE, compiled)).toEqual(parseSafetyPolicy(text, FILE));
+  });
+
+  it('is ignored for any other text: an edited policy is parsed and checked, so its errors still stop the run', () => {
+    const edited = text.replace('severity: warn', 'severity: warm');
+    expect(() => safetyPolicyOf(edited, FILE, compiled)).toThrow(SleepCycleError);
+    const oneRule = rule('  - id: no-rm\n    severity: block\n    reason: r\n    when: { all: [{ fact: text, operator: matchesRegex, value: "rm -rf" }] }\n');
+    expect(safetyPolicyOf(oneRule, FILE, compiled).rules.map((r) => r.id)).toEqual(['no-rm']);
+  });
+
+  it('a missing or damaged compiled copy falls back to parsing', () => {
+    expect(safetyPolicyOf(text, FILE, undefined)).toEqual(parseSafetyPolicy(text, FILE));
+    expect(safetyPolicyOf(text, FILE, '{"sha256": "nope"')).toEqual(parseSafetyPolicy(text, FILE));
+  });
+});
+

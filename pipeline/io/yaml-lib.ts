@@ -1,0 +1,15 @@
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
+
+const load = createRequire(import.meta.url);
+let lib: typeof Yaml | undefined;
+
+/**
+ * The yaml library, loaded on first use (its import is about 30 ms): a pre-session dry run on a
+ * repository with no settings file and the default policy reads no YAML at all. On Node, `import 'yaml'`
+ * resolves to the same CommonJS build, so classes such as YAMLMap are the same either way.
+ */
+export function yamlLib(): typeof Yaml {
+  lib ??= load('yaml') as typeof Yaml;
+  return lib;
+}
