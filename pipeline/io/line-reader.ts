@@ -19,6 +19,8 @@ export interface ReadLinesOptions {
    * reported and consumed instead of waiting for the rest of it.
    */
   final?: boolean;
+  /** Stop at this byte offset (exclusive) instead of the end of the file: a range folded apart. */
+  end?: number;
 }
 
 const NEWLINE = 0x0a;
@@ -48,14 +50,16 @@ export async function readLines(
     const buffers = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)];
     let position = start;
     let which = 0;
-    let next = handle.read(buffers[0]!, 0, size, position);
+    const end = options.end ?? Number.POSITIVE_INFINITY;
+    const upTo = (from: number) => Math.max(0, Math.min(size, end - from));
+    let next = handle.read(buffers[0]!, 0, upTo(position), position);
     pending = next;
     for (;;) {
       const { bytesRead } = await next;
       if (bytesRead === 0) break;
       const chunk = buffers[which]!.subarray(0, bytesRead);
       which ^= 1;
-      next = handle.read(buffers[which]!, 0, size, position + bytesRead);
+      next = handle.read(buffers[which]!, 0, upTo(position + bytesRead), position + bytesRead);
       pending = next;
       state.push(chunk, position);
       position += bytesRead;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { redact } from '../synth/redact.js';
 import type { TelemetryEvent } from '../telemetry/event.js';
 import { maskHomePaths, signatureOf } from './signature.js';
-import { DistinctCounter } from './distinct.js';
+import { DistinctCounter, type DistinctState } from './distinct.js';
 
 /** One piece of evidence: where the line is, which input it was, and its redacted message. */
 export interface Evidence {
@@ -51,6 +51,29 @@ export interface ClusterLimits {
   sampleSize: number;
   /** Most distinct clusters a night may open; events of further clusters are counted, not kept. */
   maxClusters?: number;
+  /** Distinct signatures counted per cluster, first come (default 32; a worker's fold keeps more). */
+  maxSignatures?: number;
+}
+
+/** A cluster's accumulator as plain data for another thread (see ClusterBuilder.merge). */
+export interface ClusterState {
+  key: string;
+  id: string;
+  kind: ClusterKind;
+  tool: string;
+  category: string | null;
+  count: number;
+  inputs: DistinctState;
+  sessions: DistinctState;
+  first: number;
+  last: number;
+  days: [number, number][];
+  samples: { priority: number; event: TelemetryEvent; ref: EventRef; ts: number }[];
+  /** In first-seen order. */
+  signatures: [string, number][];
+  /** A signature was turned away because the cluster already had maxSignatures. */
+  signaturesFull: boolean;
+  baseline: number | null;
 }
 
 const KEPT_IDS = 50;
@@ -79,6 +102,7 @@ interface Accumulator {
   /** Bottom-k sample by a hash of the line's position: bounded, deterministic, order-independent. */
   samples: { priority: number; event: TelemetryEvent; ref: EventRef; ts: number }[];
   signatures: Map<string, number>;
+  signaturesFull: boolean;
   baseline: number | null;
 }
 
@@ -120,7 +144,65 @@ export class ClusterBuilder {
     acc.days.set(day, (acc.days.get(day) ?? 0) + 1);
     if (baseline !== null) acc.baseline = baseline;
     this.sample(acc, event, ref, ts);
-    if (kind === 'failure') countSignature(acc.signatures, signatureOf(event.error_message));
+    if (kind === 'failure') this.countSignature(acc, signatureOf(event.error_message));
+  }
+
+  /** The accumulators as plain data, in the order they were opened. */
+  toState(): ClusterState[] {
+    return [...this.clusters].map(([key, acc]) => ({
+      key, id: acc.id, kind: acc.kind, tool: acc.tool, category: acc.category, count: acc.count,
+      inputs: acc.inputs.toState(), sessions: acc.sessions.toState(), first: acc.first, last: acc.last,
+      days: [...acc.days], samples: acc.samples, signatures: [...acc.signatures], signaturesFull: acc.signaturesFull, baseline: acc.baseline,
+    }));
+  }
+
+  /**
+   * Whether merging clusters built over the lines after this builder's gives exactly what one builder
+   * over all the lines would: not if the other side turned events or signatures away (past a cap the
+   * order decides what is kept), nor if the union would pass max_clusters. `extraKeys` are keys that
+   * may still be opened afterwards.
+   */
+  canMerge(others: ClusterState[], otherOverflow: number, extraKeys: string[] = []): boolean {
+    if (otherOverflow > 0 || others.some((c) => c.signaturesFull)) return false;
+    const keys = new Set([...this.clusters.keys(), ...others.map((c) => c.key), ...extraKeys]);
+    return keys.size <= (this.limits.maxClusters ?? Number.POSITIVE_INFINITY);
+  }
+
+  /** Adds clusters built over the lines after this builder's (check canMerge first). */
+  merge(others: ClusterState[]): void {
+    for (const other of others) {
+      let acc = this.clusters.get(other.key);
+      if (!acc) {
+        acc = newAccumulator(other.id, other.kind, other.tool, other.category, other.first);
+        this.clusters.set(other.key, acc);
+      }
+      acc.count += other.count;
+      acc.inputs.merge(other.inputs);
+      acc.sessions.merge(other.sessions);
+      acc.first = Math.min(acc.first, other.first);
+      acc.last = Math.max(acc.last, other.last);
+      for (const [day, n] of other.days) acc.days.set(day, (acc.days.get(day) ?? 0) + n);
+      if (other.baseline !== null) acc.baseline = other.baseline;
+      // Bottom-k by priority; on equal priority the earlier line (this side) stays, as in add().
+      acc.samples = [...acc.samples, ...other.samples].sort((a, b) => a.priority - b.priority).slice(0, this.limits.sampleSize);
+      for (const [signature, n] of other.signatures) {
+        if (acc.signatures.has(signature) || acc.signatures.size < this.maxSignatures) acc.signatures.set(signature, (acc.signatures.get(signature) ?? 0) + n);
+        else acc.signaturesFull = true;
+      }
+    }
+  }
+
+  private get maxSignatures(): number {
+    return this.limits.maxSignatures ?? MAX_SIGNATURES;
+  }
+
+  private countSignature(acc: Accumulator, signature: string | null): void {
+    if (signature === null) return;
+    if (acc.signatures.has(signature) || acc.signatures.size < this.maxSignatures) {
+      acc.signatures.set(signature, (acc.signatures.get(signature) ?? 0) + 1);
+    } else {
+      acc.signaturesFull = true;
+    }
   }
 
   /** The clusters, sorted by id, with every stored message redacted. */
@@ -191,15 +273,8 @@ export function cleanIdentifier(text: string, max: number): string | null {
 function newAccumulator(id: string, kind: ClusterKind, tool: string, category: string | null, ts: number): Accumulator {
   return {
     id, kind, tool, category, count: 0, inputs: new DistinctCounter(DISTINCT_EXACT, KEPT_IDS), sessions: new DistinctCounter(DISTINCT_EXACT, KEPT_IDS), first: ts, last: ts,
-    days: new Map(), samples: [], signatures: new Map(), baseline: null,
+    days: new Map(), samples: [], signatures: new Map(), signaturesFull: false, baseline: null,
   };
-}
-
-function countSignature(signatures: Map<string, number>, signature: string | null): void {
-  if (signature === null) return;
-  if (signatures.has(signature) || signatures.size < MAX_SIGNATURES) {
-    signatures.set(signature, (signatures.get(signature) ?? 0) + 1);
-  }
 }
 
 function toCluster(acc: Accumulator): Cluster {

@@ -29,6 +29,27 @@ export class DistinctCounter {
     return this.exact ? this.exact.size : Math.max(this.exactLimit + 1, Math.round(estimate(this.registers!)));
   }
 
+  /** Plain data for another thread (structured clone): what `merge` takes. */
+  toState(): DistinctState {
+    return this.exact ? { exact: [...this.exact], registers: null, smallest: [] } : { exact: null, registers: this.registers!, smallest: [...this.smallest] };
+  }
+
+  /**
+   * Adds the values another counter saw. The result is the counter of the union, exactly as if one
+   * counter had seen both streams: the exact set, the sketch (registers are a max) and the smallest
+   * values depend only on which values were seen, never on their order.
+   */
+  merge(other: DistinctState): void {
+    if (other.exact) {
+      for (const value of other.exact) this.add(value);
+      return;
+    }
+    if (this.exact) this.switchToSketch();
+    const registers = this.registers!;
+    for (let i = 0; i < registers.length; i++) if (other.registers![i]! > registers[i]!) registers[i] = other.registers![i]!;
+    for (const value of other.smallest) this.keepSmallest(value);
+  }
+
   /** The smallest `keep` values, sorted. */
   first(): string[] {
     return this.exact ? [...this.exact].sort().slice(0, this.keep) : [...this.smallest];
@@ -63,6 +84,12 @@ export class DistinctCounter {
     list.splice(lo, 0, value);
     if (list.length > this.keep) list.pop();
   }
+}
+
+export interface DistinctState {
+  exact: string[] | null;
+  registers: Uint8Array | null;
+  smallest: string[];
 }
 
 const P = 12;

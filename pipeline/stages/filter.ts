@@ -28,15 +28,43 @@ export interface SlowDetectorOptions {
   minSamples: number;
   /** Calls shorter than this are never slow. */
   minMs: number;
+  /** Thresholds already settled tonight by the lines before these (a worker's fold of a file's end). */
+  known?: Record<string, number>;
+  /**
+   * For the fold of a later part of the night: a tool with no threshold yet is not warmed up here (the
+   * lines before decide its median). Its first `minSamples` successes and its later calls of at least
+   * `minMs` are kept, to be judged once the threshold is known (see `absorb`).
+   */
+  deferUnsettled?: boolean;
+}
+
+interface Call {
+  event: TelemetryEvent;
+  ts: number;
+  ref: EventRef;
 }
 
 interface ToolTally {
   /** Threshold in ms once known; null while the tool is still warming up tonight. */
   baseline: number | null;
-  warmup: { event: TelemetryEvent; ts: number; ref: EventRef }[];
+  /** The first successes, judged when the tool settles (deferred: judged by whoever absorbs them). */
+  warmup: Call[];
+  /** Deferred mode: later successes long enough to be slow, waiting for the threshold. */
+  late: Call[];
+  /** Durations of the successes counted here (deferred mode: not those in `warmup`). */
   sum: number;
   count: number;
 }
+
+/** What a deferred detector hands over: per tool, its counts and the calls still to judge. */
+export interface DetectorState {
+  tools: { tool: string; sum: number; count: number; warmup: Call[]; late: Call[] }[];
+  /** More calls waited than MAX_DEFERRED: the state cannot be absorbed exactly. */
+  overflowed: boolean;
+}
+
+/** Calls a deferred detector may keep; past this the fold of that part is redone in order. */
+const MAX_DEFERRED = 20_000;
 
 /** Effective count is capped so a baseline keeps adapting when a tool gets slower or faster for good. */
 const MAX_BASELINE_WEIGHT = 10_000;
@@ -49,6 +77,8 @@ const MAX_BASELINE_WEIGHT = 10_000;
  */
 export class SlowDetector {
   private readonly tools = new Map<string, ToolTally>();
+  private deferred = 0;
+  private overflowed = false;
 
   constructor(
     private readonly baselines: Record<string, Baseline>,
@@ -60,6 +90,7 @@ export class SlowDetector {
   /** One success, at `offset` in `file` (the reference is built only for calls that are kept). */
   observe(event: TelemetryEvent, ts: number, file: string, offset: number): void {
     const tally = this.tally(this.toolName(event.tool_name));
+    if (tally.baseline === null && this.options.deferUnsettled) return this.defer(tally, { event, ts, ref: { file, offset } });
     tally.sum += event.duration_ms;
     tally.count += 1;
     if (tally.baseline !== null) {
@@ -68,6 +99,39 @@ export class SlowDetector {
     }
     tally.warmup.push({ event, ts, ref: { file, offset } });
     if (tally.warmup.length >= this.options.minSamples) this.settle(tally);
+  }
+
+  /** The thresholds settled so far (tool -> ms), for a fold of the lines after these. */
+  thresholds(): Record<string, number> {
+    const known: Record<string, number> = {};
+    for (const [tool, tally] of this.tools) if (tally.baseline !== null) known[tool] = tally.baseline;
+    return known;
+  }
+
+  /** Deferred mode: the counts and waiting calls, as plain data for another thread. */
+  toState(): DetectorState {
+    return {
+      tools: [...this.tools].map(([tool, t]) => ({ tool, sum: t.sum, count: t.count, warmup: t.warmup, late: t.late })),
+      overflowed: this.overflowed,
+    };
+  }
+
+  /**
+   * Takes in a deferred detector's state for the lines after this one's, with the result one detector
+   * over all the lines would have had: its warm-up calls are observed here in their order (they may
+   * settle a tool), then its later calls are judged against the threshold that is then known.
+   */
+  absorb(state: DetectorState): void {
+    for (const { tool, sum, count, warmup, late } of state.tools) {
+      const tally = this.tally(tool);
+      tally.sum += sum;
+      tally.count += count;
+      for (const call of warmup) this.observeCall(tally, call);
+      if (late.length === 0) continue;
+      // Later calls exist only after `minSamples` warm-up calls, which settled the tool just above.
+      if (tally.baseline === null) throw new Error(`internal: ${tool} has calls to judge but no threshold`);
+      for (const call of late) this.judge(call.event, call.ts, call.ref, tally.baseline);
+    }
   }
 
   /** Judges tools still warming up (if they reached enough samples) and returns the new baselines. */
@@ -83,12 +147,37 @@ export class SlowDetector {
     return next;
   }
 
+  private observeCall(tally: ToolTally, call: Call): void {
+    tally.sum += call.event.duration_ms;
+    tally.count += 1;
+    if (tally.baseline !== null) return this.judge(call.event, call.ts, call.ref, tally.baseline);
+    tally.warmup.push(call);
+    if (tally.warmup.length >= this.options.minSamples) this.settle(tally);
+  }
+
+  private defer(tally: ToolTally, call: Call): void {
+    if (tally.warmup.length < this.options.minSamples) {
+      tally.warmup.push(call);
+      return;
+    }
+    tally.sum += call.event.duration_ms;
+    tally.count += 1;
+    if (call.event.duration_ms < this.options.minMs) return;
+    if (this.deferred >= MAX_DEFERRED) {
+      this.overflowed = true;
+      return;
+    }
+    this.deferred += 1;
+    tally.late.push(call);
+  }
+
   private tally(tool: string): ToolTally {
     let tally = this.tools.get(tool);
     if (!tally) {
       const persisted = this.baselines[tool];
       const trusted = persisted && persisted.count >= this.options.minSamples ? persisted.mean_ms : null;
-      tally = { baseline: trusted, warmup: [], sum: 0, count: 0 };
+      const known = this.options.known && Object.hasOwn(this.options.known, tool) ? this.options.known[tool]! : null;
+      tally = { baseline: known ?? trusted, warmup: [], late: [], sum: 0, count: 0 };
       this.tools.set(tool, tally);
     }
     return tally;

@@ -2,25 +2,12 @@ import { createHash } from 'node:crypto';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { RunContext } from '../context.js';
 import type { Cursor, State } from '../memory/state.js';
-import { checkEventTime, parseTimestamp, type InvalidReason, type TelemetryEvent } from '../telemetry/event.js';
-import { ClusterBuilder, toolNameCleaner, type Cluster } from './cluster.js';
-import { isFailure, SlowDetector } from './filter.js';
-import { UsageCounter, type UsageSummary } from '../telemetry/usage.js';
+import { checkEventTime, parseTimestamp } from '../telemetry/event.js';
+import type { Cluster } from './cluster.js';
+import { IngestFold, type InvalidLine, type LineCounts } from './ingest-fold.js';
+import type { UsageSummary } from '../telemetry/usage.js';
 
-export interface LineCounts {
-  read: number;
-  valid: number;
-  invalid: number;
-  old: number;
-  blank: number;
-  invalid_by_reason: Partial<Record<InvalidReason, number>>;
-}
-
-export interface InvalidLine {
-  file: string;
-  offset: number;
-  reason: InvalidReason;
-}
+export type { InvalidLine, LineCounts } from './ingest-fold.js';
 
 export interface IngestResult {
   lines: LineCounts;
@@ -35,7 +22,6 @@ export interface IngestResult {
   usage: UsageSummary;
 }
 
-const MAX_INVALID_SAMPLES = 20;
 const HEAD_BYTES = 1024;
 const TAIL_BYTES = 256;
 
@@ -46,19 +32,10 @@ const TAIL_BYTES = 256;
  */
 export async function ingest<I extends { state: State; notices: string[] }>(input: I, ctx: RunContext): Promise<I & IngestResult> {
   const { settings } = ctx;
-  const lines: LineCounts = { read: 0, valid: 0, invalid: 0, old: 0, blank: 0, invalid_by_reason: {} };
-  const invalidSamples: InvalidLine[] = [];
-  const toolName = toolNameCleaner();
-  const builder = new ClusterBuilder({ sampleSize: settings.sample_size, maxClusters: settings.max_clusters }, toolName);
-  const detector = new SlowDetector(input.state.baselines, {
-    slowFactor: settings.slow_factor,
-    minSamples: settings.baseline_min_samples,
-    minMs: settings.slow_min_ms,
-  }, (call) => builder.add('slow', call.event, call.ts, call.ref, call.baseline), toolName);
-  const usage = new UsageCounter();
+  const fold = new IngestFold(settings, input.state.baselines);
+  const { lines } = fold;
   const cursors: Record<string, Cursor> = { ...input.state.cursors };
   const notices: string[] = [];
-  const window = { from: null as number | null, to: null as number | null };
 
   const plans: { file: string; absolute: string; segments: Segment[] }[] = [];
   for (const logPath of settings.logs) {
@@ -74,66 +51,35 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
   let doneBefore = 0;
   for (const { file, absolute, segments } of plans) {
     const before = { valid: lines.valid, invalid: lines.invalid };
-    let lastTs = parseTimestamp(input.state.cursors[file]?.last_timestamp ?? null);
+    fold.takeLatest();
     let consumed = 0;
     for (const segment of segments) {
-      const countInvalid = (reason: InvalidReason, offset: number): void => {
-        lines.invalid += 1;
-        lines.invalid_by_reason[reason] = (lines.invalid_by_reason[reason] ?? 0) + 1;
-        if (invalidSamples.length < MAX_INVALID_SAMPLES) invalidSamples.push({ file: segment.file, offset, reason });
-      };
       const progress = ctx.progress;
       const onProgress = progress ? (bytes: number) => progress.update(doneBefore + bytes) : undefined;
-      consumed = await ctx.fs.readLines(segment.absolute, segment.offset, { maxLineBytes: settings.max_line_bytes, ...(segment.final ? { final: true } : {}), ...(onProgress ? { onProgress } : {}) }, (line) => {
-        if (!line.tooLong && line.text.trim() === '') {
-          lines.blank += 1;
-          return;
-        }
-        lines.read += 1;
-        if (line.tooLong) return countInvalid('line_too_long', line.offset);
-        let value: unknown;
-        try {
-          value = JSON.parse(line.text);
-        } catch {
-          return countInvalid('invalid_json', line.offset);
-        }
-        const ts = checkEventTime(value);
-        if (typeof ts !== 'number') return countInvalid(ts, line.offset);
-        const event = value as TelemetryEvent;
-        if (segment.cutoff !== null && ts <= segment.cutoff) {
-          lines.old += 1;
-          return;
-        }
-        lines.valid += 1;
-        if (lastTs === null || ts > lastTs) lastTs = ts;
-        window.from = window.from === null || ts < window.from ? ts : window.from;
-        window.to = window.to === null || ts > window.to ? ts : window.to;
-        usage.add(event, ts);
-        if (isFailure(event)) builder.add('failure', event, ts, { file: segment.file, offset: line.offset });
-        else if (event.exit_code === 0) detector.observe(event, ts, segment.file, line.offset);
-      });
+      consumed = await ctx.fs.readLines(segment.absolute, segment.offset, { maxLineBytes: settings.max_line_bytes, ...(segment.final ? { final: true } : {}), ...(onProgress ? { onProgress } : {}) }, (line) => fold.line(line, segment));
       doneBefore += Math.max(0, consumed - segment.offset);
     }
     // The last segment is always the current file: the cursor moves to where it was left.
-    cursors[file] = await buildCursor(absolute, file, consumed, lastTs, ctx);
+    cursors[file] = await buildCursor(absolute, file, consumed, latestOf(parseTimestamp(input.state.cursors[file]?.last_timestamp ?? null), fold.takeLatest()), ctx);
     noticeMostlyInvalid(file, lines.valid - before.valid, lines.invalid - before.invalid, notices);
   }
 
   ctx.progress?.finish();
-  const baselines = detector.finish();
+  const { builder } = fold;
+  const baselines = fold.detector.finish();
   if (builder.overflow > 0) {
     notices.push(`${builder.overflow} events belonged to clusters beyond max_clusters (${settings.max_clusters}) and were not clustered: a night with this many distinct patterns looks like a broken log or an attack.`);
   }
   return {
     ...input,
     lines,
-    invalidSamples,
+    invalidSamples: fold.invalidSamples,
     clusters: builder.finish(),
     baselines,
     cursors,
     notices: [...input.notices, ...notices],
-    window: { from: iso(window.from), to: iso(window.to) },
-    usage: usage.finish(toolName),
+    window: { from: iso(fold.window.from), to: iso(fold.window.to) },
+    usage: fold.usage.finish(fold.toolName),
   };
 }
 
@@ -279,6 +225,10 @@ function sha16(bytes: Buffer): string {
 function displayPath(root: string, path: string): string {
   const rel = isAbsolute(path) ? relative(root, path) : relative(root, resolve(root, path));
   return rel.split('\\').join('/');
+}
+
+function latestOf(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.max(a, b);
 }
 
 function iso(ms: number | null): string | null {

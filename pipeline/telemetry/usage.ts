@@ -37,6 +37,32 @@ export class UsageCounter {
     }
   }
 
+  /** Plain data for another thread, in first-seen order. */
+  toState(): UsageState {
+    return { tools: [...this.tools], refs: [...this.refs].map(([id, seen]) => [id, { ...seen }]) };
+  }
+
+  /**
+   * Whether adding `other` (counted over the lines after this counter's) gives exactly what one counter
+   * over both would: not when either side reached the cap, since past it the order decides what counts.
+   */
+  canMerge(other: UsageState): boolean {
+    return this.tools.size + other.tools.length < MAX_KEYS && this.refs.size + other.refs.length < MAX_KEYS;
+  }
+
+  merge(other: UsageState): void {
+    for (const [name, calls] of other.tools) this.tools.set(name, (this.tools.get(name) ?? 0) + calls);
+    for (const [id, seen] of other.refs) {
+      const mine = this.refs.get(id);
+      if (mine) {
+        mine.count += seen.count;
+        if (seen.last > mine.last) mine.last = seen.last;
+      } else {
+        this.refs.set(id, { ...seen });
+      }
+    }
+  }
+
   /** Tool names go through the same cleaner as clusters, so they match the ledger's tool_name. */
   finish(cleanToolName: (name: string) => string): UsageSummary {
     const tools: Record<string, number> = {};
@@ -48,6 +74,11 @@ export class UsageCounter {
     for (const [id, seen] of [...this.refs].sort(([a], [b]) => (a < b ? -1 : 1))) refs[id] = { count: seen.count, last: new Date(seen.last).toISOString() };
     return { tools, refs };
   }
+}
+
+export interface UsageState {
+  tools: [string, number][];
+  refs: [string, { count: number; last: number }][];
 }
 
 export function emptyUsage(): UsageSummary {

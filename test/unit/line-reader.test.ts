@@ -68,4 +68,17 @@ describe('readLines', () => {
     await expect(reading).rejects.toThrow('stop here');
     expect(seen).toEqual(['one', 'two']);
   });
+
+  it.each([1, 3, 64])('stops at `end`: a line cut by it is not reported nor consumed (%i-byte chunks)', async (chunkBytes) => {
+    const path = file('one\ntwo\nthree\n');
+    const upTo = async (end: number) => {
+      const out: string[] = [];
+      const consumed = await readLines(path, 0, { chunkBytes, maxLineBytes: 100, end }, (line) => out.push(line.text));
+      return { out, consumed };
+    };
+    expect(await upTo(8)).toEqual({ out: ['one', 'two'], consumed: 8 });
+    expect(await upTo(10)).toEqual({ out: ['one', 'two'], consumed: 8 });
+    expect(await upTo(0)).toEqual({ out: [], consumed: 0 });
+  });
 });
+

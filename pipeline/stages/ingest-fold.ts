@@ -1,0 +1,119 @@
+import type { RawLine } from '../io/line-reader.js';
+import type { Baseline } from '../memory/state.js';
+import { checkEventTime, type InvalidReason, type TelemetryEvent } from '../telemetry/event.js';
+import { UsageCounter } from '../telemetry/usage.js';
+import { ClusterBuilder, toolNameCleaner } from './cluster.js';
+import { isFailure, SlowDetector } from './filter.js';
+
+export interface LineCounts {
+  read: number;
+  valid: number;
+  invalid: number;
+  old: number;
+  blank: number;
+  invalid_by_reason: Partial<Record<InvalidReason, number>>;
+}
+
+export interface InvalidLine {
+  file: string;
+  offset: number;
+  reason: InvalidReason;
+}
+
+/** What the fold needs from the settings. */
+export interface FoldSettings {
+  sample_size: number;
+  max_clusters: number;
+  slow_factor: number;
+  baseline_min_samples: number;
+  slow_min_ms: number;
+}
+
+/** A stretch of a file being folded: its display name and the time up to which events are old. */
+export interface FoldSegment {
+  file: string;
+  cutoff: number | null;
+}
+
+export const MAX_INVALID_SAMPLES = 20;
+
+/**
+ * The per-line work of ingest (+ filter + cluster): counts every line, checks it against the event
+ * contract, and folds each valid event into usage, the slow detector and the cluster builder. One fold
+ * runs over a night's lines in order; a worker thread runs another over the end of a large file, and
+ * the two are merged (see ingest-merge.ts) into exactly what one fold over everything gives.
+ */
+export class IngestFold {
+  readonly lines: LineCounts = { read: 0, valid: 0, invalid: 0, old: 0, blank: 0, invalid_by_reason: {} };
+  readonly invalidSamples: InvalidLine[] = [];
+  readonly toolName = toolNameCleaner();
+  readonly builder: ClusterBuilder;
+  readonly detector: SlowDetector;
+  readonly usage = new UsageCounter();
+  /** Earliest and latest valid event (epoch ms), over everything folded. */
+  readonly window = { from: null as number | null, to: null as number | null };
+  /** Latest valid event since the last `takeLatest()` (per log file, for its cursor). */
+  private latest: number | null = null;
+
+  constructor(settings: FoldSettings, baselines: Record<string, Baseline>, options: { deferUnsettled?: boolean; maxSignatures?: number; known?: Record<string, number> } = {}) {
+    this.builder = new ClusterBuilder({ sampleSize: settings.sample_size, maxClusters: settings.max_clusters, ...(options.maxSignatures ? { maxSignatures: options.maxSignatures } : {}) }, this.toolName);
+    this.detector = new SlowDetector(baselines, {
+      slowFactor: settings.slow_factor,
+      minSamples: settings.baseline_min_samples,
+      minMs: settings.slow_min_ms,
+      ...(options.deferUnsettled ? { deferUnsettled: true } : {}),
+      ...(options.known ? { known: options.known } : {}),
+    }, (call) => this.builder.add('slow', call.event, call.ts, call.ref, call.baseline), this.toolName);
+  }
+
+  /** Folds one line of `segment`. */
+  line(line: RawLine, segment: FoldSegment): void {
+    if (!line.tooLong && line.text.trim() === '') {
+      this.lines.blank += 1;
+      return;
+    }
+    this.lines.read += 1;
+    if (line.tooLong) return this.countInvalid('line_too_long', segment.file, line.offset);
+    let value: unknown;
+    try {
+      value = JSON.parse(line.text);
+    } catch {
+      return this.countInvalid('invalid_json', segment.file, line.offset);
+    }
+    const ts = checkEventTime(value);
+    if (typeof ts !== 'number') return this.countInvalid(ts, segment.file, line.offset);
+    const event = value as TelemetryEvent;
+    if (segment.cutoff !== null && ts <= segment.cutoff) {
+      this.lines.old += 1;
+      return;
+    }
+    this.lines.valid += 1;
+    if (this.latest === null || ts > this.latest) this.latest = ts;
+    if (this.window.from === null || ts < this.window.from) this.window.from = ts;
+    if (this.window.to === null || ts > this.window.to) this.window.to = ts;
+    this.usage.add(event, ts);
+    if (isFailure(event)) this.builder.add('failure', event, ts, { file: segment.file, offset: line.offset });
+    else if (event.exit_code === 0) this.detector.observe(event, ts, segment.file, line.offset);
+  }
+
+  /** Takes in the times of valid events folded elsewhere (a merged range). */
+  noteTimes(from: number | null, to: number | null, latest: number | null): void {
+    if (from !== null && (this.window.from === null || from < this.window.from)) this.window.from = from;
+    if (to !== null && (this.window.to === null || to > this.window.to)) this.window.to = to;
+    if (latest !== null && (this.latest === null || latest > this.latest)) this.latest = latest;
+  }
+
+  /** The latest valid event time since the previous call (null when none), and starts over. */
+  takeLatest(): number | null {
+    const latest = this.latest;
+    this.latest = null;
+    return latest;
+  }
+
+  /** Counts an invalid line; the first few are kept as samples, in file order. */
+  countInvalid(reason: InvalidReason, file: string, offset: number): void {
+    this.lines.invalid += 1;
+    this.lines.invalid_by_reason[reason] = (this.lines.invalid_by_reason[reason] ?? 0) + 1;
+    if (this.invalidSamples.length < MAX_INVALID_SAMPLES) this.invalidSamples.push({ file, offset, reason });
+  }
+}

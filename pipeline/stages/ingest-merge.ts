@@ -1,0 +1,82 @@
+import type { Baseline } from '../memory/state.js';
+import type { UsageState } from '../telemetry/usage.js';
+import type { ClusterState } from './cluster.js';
+import type { DetectorState } from './filter.js';
+import { IngestFold, MAX_INVALID_SAMPLES, type FoldSegment, type FoldSettings, type InvalidLine, type LineCounts } from './ingest-fold.js';
+
+/** The end of a large file, to be folded apart (by a worker thread) from byte `offset` to its end. */
+export interface RangeRequest {
+  absolute: string;
+  offset: number;
+  segment: FoldSegment;
+  settings: FoldSettings;
+  maxLineBytes: number;
+  baselines: Record<string, Baseline>;
+}
+
+/** A fold of a range as plain data (it crosses threads by structured clone). */
+export interface PartialFold {
+  lines: LineCounts;
+  invalidSamples: InvalidLine[];
+  window: { from: number | null; to: number | null };
+  latest: number | null;
+  usage: UsageState;
+  clusters: ClusterState[];
+  overflow: number;
+  detector: DetectorState;
+  /** Where the range's last complete line ends (the cursor). */
+  consumed: number;
+}
+
+/**
+ * Signatures a range's fold counts per cluster: more than the 32 a night keeps, so that when the two
+ * are merged the night's first 32 are counted exactly even though the range could not know them.
+ */
+const RANGE_MAX_SIGNATURES = 1024;
+
+/** A fold for the end of a file, not knowing the lines before it except the thresholds they settled. */
+export function rangeFold(request: RangeRequest, thresholds: Record<string, number>): IngestFold {
+  return new IngestFold(request.settings, request.baselines, { deferUnsettled: true, maxSignatures: RANGE_MAX_SIGNATURES, known: thresholds });
+}
+
+export function toPartial(fold: IngestFold, consumed: number): PartialFold {
+  return {
+    lines: fold.lines,
+    invalidSamples: fold.invalidSamples,
+    window: fold.window,
+    latest: fold.takeLatest(),
+    usage: fold.usage.toState(),
+    clusters: fold.builder.toState(),
+    overflow: fold.builder.overflow,
+    detector: fold.detector.toState(),
+    consumed,
+  };
+}
+
+/**
+ * Adds the fold of the lines that come after everything `fold` has seen, so that `fold` ends exactly
+ * as if it had read them itself, in order. Returns false, changing nothing, when that cannot be
+ * guaranteed (a cap was reached on either side: past a cap, order decides what is kept); the caller
+ * then folds those lines itself.
+ */
+export function mergePartial(fold: IngestFold, partial: PartialFold): boolean {
+  const deferredSlowKeys = partial.detector.tools.filter((t) => t.warmup.length > 0).map((t) => `slow\u0000${t.tool}\u0000`);
+  if (partial.detector.overflowed) return false;
+  if (!fold.usage.canMerge(partial.usage)) return false;
+  if (!fold.builder.canMerge(partial.clusters, partial.overflow, deferredSlowKeys)) return false;
+  const { lines } = fold;
+  lines.read += partial.lines.read;
+  lines.valid += partial.lines.valid;
+  lines.invalid += partial.lines.invalid;
+  lines.old += partial.lines.old;
+  lines.blank += partial.lines.blank;
+  for (const [reason, n] of Object.entries(partial.lines.invalid_by_reason) as [keyof LineCounts['invalid_by_reason'], number][]) {
+    lines.invalid_by_reason[reason] = (lines.invalid_by_reason[reason] ?? 0) + n;
+  }
+  for (const sample of partial.invalidSamples) if (fold.invalidSamples.length < MAX_INVALID_SAMPLES) fold.invalidSamples.push(sample);
+  fold.noteTimes(partial.window.from, partial.window.to, partial.latest);
+  fold.usage.merge(partial.usage);
+  fold.builder.merge(partial.clusters);
+  fold.detector.absorb(partial.detector);
+  return true;
+}

@@ -1,0 +1,180 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { LineSplitter, type RawLine } from '../../pipeline/io/line-reader.js';
+import { IngestFold, type FoldSegment, type FoldSettings } from '../../pipeline/stages/ingest-fold.js';
+import { mergePartial, rangeFold, toPartial, type RangeRequest } from '../../pipeline/stages/ingest-merge.js';
+import type { Baseline } from '../../pipeline/memory/state.js';
+
+/**
+ * A large night is folded in two: the start by the main thread, the end by a worker that cannot know
+ * the thresholds settled just before its lines (only those settled in a prelude). Merged, the two must
+ * give exactly what one fold over every line in order gives: counts, invalid samples, clusters with
+ * their samples and signatures, slow calls, usage and baselines.
+ */
+
+const SEED = 20_261_122;
+const BASE = Date.parse('2026-11-01T00:00:00.000Z');
+
+/** mulberry32, so one fast-check integer seeds a whole log. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface LogShape {
+  seed: number;
+  lines: number;
+  /** Distinct error messages per failure cluster: above 32 the signature cap is in play. */
+  messageVariety: number;
+  /** Distinct inputs: above 1024 per cluster the distinct counters switch to a sketch. */
+  inputVariety: number;
+  rareToolAt: number;
+}
+
+/** A night of telemetry: common and rare tools, slow outliers, failures, garbage, blanks, memory refs. */
+function makeLog(shape: LogShape): string {
+  const r = prng(shape.seed);
+  const tools = [
+    { name: 'Read', weight: 40, ms: 40 },
+    { name: 'Bash', weight: 30, ms: 900 },
+    { name: 'npm_test', weight: 8, ms: 6000 },
+    { name: 'git_push', weight: 4, ms: 1500 },
+  ];
+  const total = tools.reduce((s, t) => s + t.weight, 0);
+  const out: string[] = [];
+  for (let i = 0; i < shape.lines; i++) {
+    const ts = new Date(BASE + i * 1000 + Math.floor(r() * 900)).toISOString();
+    const roll = r();
+    if (roll < 0.02) {
+      out.push(['{"broken', '[1,2]', '{"timestamp":"x","tool_name":"Read"}', '   ', ''][Math.floor(r() * 5)]!);
+      continue;
+    }
+    let pick = r() * total;
+    let tool = tools[0]!;
+    for (const t of tools) {
+      pick -= t.weight;
+      if (pick <= 0) {
+        tool = t;
+        break;
+      }
+    }
+    // A tool that shows up only late in the night: the worker cannot have its threshold.
+    const name = i >= shape.rareToolAt && r() < 0.05 ? 'WebFetch' : tool.name;
+    const ms = name === 'WebFetch' ? 2000 : tool.ms;
+    const slow = r() < 0.04;
+    const duration = Math.round(ms * (slow ? 3 + r() * 5 : 0.5 + r()));
+    const fails = r() < 0.12;
+    const event: Record<string, unknown> = {
+      timestamp: ts,
+      tool_name: name,
+      input_hash: `h${Math.floor(r() * shape.inputVariety)}`,
+      exit_code: fails ? 1 : 0,
+      duration_ms: duration,
+      session_id: `s${Math.floor(i / 97)}`,
+    };
+    if (fails) {
+      event.error_category = ['git_error', 'test_failure', 'not_found'][Math.floor(r() * 3)];
+      event.error_message = `error: failure kind ${String.fromCharCode(97 + Math.floor(r() * 26))}${Math.floor(r() * shape.messageVariety)} happened`;
+    }
+    if (r() < 0.05) event.memory_refs = [`r-${(Math.floor(r() * 6) + 10).toString(16)}ab`];
+    out.push(JSON.stringify(event));
+  }
+  return `${out.join('\n')}\n`;
+}
+
+function splitLines(text: string, maxLineBytes: number): RawLine[] {
+  const lines: RawLine[] = [];
+  const splitter = new LineSplitter(0, maxLineBytes, (line) => lines.push(line));
+  splitter.push(Buffer.from(text), 0);
+  return lines;
+}
+
+/** Everything a user sees from the fold (and the next night's state). */
+function outcome(fold: IngestFold) {
+  return {
+    lines: fold.lines,
+    invalidSamples: fold.invalidSamples,
+    window: fold.window,
+    latest: fold.takeLatest(),
+    usage: fold.usage.finish(fold.toolName),
+    overflow: fold.builder.overflow,
+    baselines: fold.detector.finish(),
+    clusters: fold.builder.finish(),
+  };
+}
+
+const settingsArb = fc.record({
+  sample_size: fc.integer({ min: 1, max: 6 }),
+  max_clusters: fc.constantFrom(10_000, 12),
+  slow_factor: fc.constantFrom(1.5, 2, 3),
+  baseline_min_samples: fc.integer({ min: 1, max: 30 }),
+  slow_min_ms: fc.constantFrom(0, 1000),
+});
+
+const shapeArb = fc.record({
+  seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+  lines: fc.integer({ min: 50, max: 2500 }),
+  messageVariety: fc.constantFrom(3, 20, 400),
+  inputVariety: fc.constantFrom(5, 3000),
+  rareToolAt: fc.integer({ min: 0, max: 2500 }),
+});
+
+describe('a night folded in two parts and merged equals one fold in order', () => {
+  it('for random nights, split points, preludes and settings', () => {
+    let merged = 0;
+    let refused = 0;
+    fc.assert(
+      fc.property(shapeArb, settingsArb, fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), fc.boolean(), (shape, settings: FoldSettings, at, preludeAt, persisted) => {
+        const lines = splitLines(makeLog(shape), 4096);
+        const segment: FoldSegment = { file: 'logs/telemetry.jsonl', cutoff: shape.seed % 3 === 0 ? BASE + 20_000 : null };
+        const baselines: Record<string, Baseline> = persisted ? { Read: { mean_ms: 40, count: 500 }, git_push: { mean_ms: 1500, count: 3 } } : {};
+
+        const whole = new IngestFold(settings, baselines);
+        for (const line of lines) whole.line(line, segment);
+
+        const split = Math.floor(at * lines.length);
+        const prelude = Math.floor(preludeAt * split);
+        const main = new IngestFold(settings, baselines);
+        for (const line of lines.slice(0, prelude)) main.line(line, segment);
+        const request: RangeRequest = { absolute: '/unused', offset: lines[split]?.offset ?? 0, segment, settings, maxLineBytes: 4096, baselines };
+        const worker = rangeFold(request, main.detector.thresholds());
+        for (const line of lines.slice(split)) worker.line(line, segment);
+        for (const line of lines.slice(prelude, split)) main.line(line, segment);
+
+        if (!mergePartial(main, structuredClone(toPartial(worker, 0)))) {
+          refused += 1;
+          return;
+        }
+        merged += 1;
+        expect(outcome(main)).toEqual(outcome(whole));
+      }),
+      { seed: SEED, numRuns: 150 },
+    );
+    // The refusals are the capped cases (max_clusters 12, deferred calls): most splits must merge.
+    expect(merged).toBeGreaterThan(refused);
+  });
+
+  it('refuses, changing nothing, when the two parts together pass max_clusters', () => {
+    const settings: FoldSettings = { sample_size: 3, max_clusters: 2, slow_factor: 2, baseline_min_samples: 2, slow_min_ms: 0 };
+    const segment: FoldSegment = { file: 'log', cutoff: null };
+    const event = (tool: string, exit: number) => JSON.stringify({ timestamp: new Date(BASE).toISOString(), tool_name: tool, input_hash: 'h', exit_code: exit, duration_ms: 5, error_message: 'boom' });
+    const lines = splitLines(`${event('A', 1)}\n${event('B', 1)}\n${event('C', 1)}\n`, 4096);
+    const main = new IngestFold(settings, {});
+    main.line(lines[0]!, segment);
+    main.line(lines[1]!, segment);
+    const worker = rangeFold({ absolute: '/unused', offset: 0, segment, settings, maxLineBytes: 4096, baselines: {} }, {});
+    worker.line(lines[2]!, segment);
+    const before = structuredClone(outcome(main));
+    const again = new IngestFold(settings, {});
+    again.line(lines[0]!, segment);
+    again.line(lines[1]!, segment);
+    expect(mergePartial(again, toPartial(worker, 0))).toBe(false);
+    expect(outcome(again)).toEqual(before);
+  });
+});
