@@ -153,21 +153,27 @@ async function viaIngest(root, prepared) {
 
 async function prepareIngest(root) {
   const lib = (path) => import(pathToFileURL(resolve(repo, 'dist/pipeline', path)).href);
-  const [{ ingest }, { defaultSettings }, { nodeFs }, { emptyState }] = await Promise.all([
-    lib('stages/ingest.js'), lib('settings/schema.js'), lib('io/fs.js'), lib('memory/state.js'),
+  const [{ ingest }, { defaultSettings }, { nodeFs }, { emptyState }, { workerRangeFolder }] = await Promise.all([
+    lib('stages/ingest.js'), lib('settings/schema.js'), lib('io/fs.js'), lib('memory/state.js'), lib('io/range-folder.js'),
   ]);
+  // As the CLI runs it: a large night's second half is folded by a worker thread (2+ cores), unless
+  // SLEEP_CYCLE_INGEST_WORKER_MIN_MB=0 turns that off.
+  const settings = defaultSettings();
+  if (process.env.SLEEP_CYCLE_INGEST_WORKER_MIN_MB !== undefined) settings.ingest_worker_min_mb = Number(process.env.SLEEP_CYCLE_INGEST_WORKER_MIN_MB);
+  const rangeFolder = workerRangeFolder();
   const silent = { info() {}, warn() {} };
   const ctx = {
     root,
     now: new Date(),
     runId: 'run-bench',
-    settings: defaultSettings(),
+    settings,
     options: { dryRun: true, commit: false, requireGit: false },
     fs: nodeFs,
     git: null,
     synthesizer: null,
     logger: silent,
     startupNotices: [],
+    ...(rangeFolder ? { rangeFolder } : {}),
   };
   return { ingest, ctx, input: { state: emptyState(), notices: [] } };
 }

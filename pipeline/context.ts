@@ -1,5 +1,6 @@
 import type { FsPort } from './io/fs.js';
 import type { GitPort } from './io/git.js';
+import type { RangeFolderPort } from './io/range-folder.js';
 import type { Settings } from './settings/schema.js';
 import type { ClaudeSynthesizer } from './synth/claude.js';
 import type { Synthesizer } from './synth/port.js';
@@ -50,6 +51,8 @@ export interface RunContext {
   startupNotices: string[];
   /** Shown on a terminal during ingest; absent with --json, in CI and in tests. */
   progress?: Progress;
+  /** Folds the second half of a large night on another thread (absent: one thread reads everything). */
+  rangeFolder?: RangeFolderPort;
 }
 
 export const silentLogger: Logger = { info: () => {}, warn: () => {} };

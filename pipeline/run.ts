@@ -15,7 +15,7 @@ import { synthesize } from './stages/synthesize.js';
 import { validate } from './stages/validate.js';
 import type { Cluster } from './stages/cluster.js';
 import type { ClusterOutcome } from './stages/gate.js';
-import type { LineCounts } from './stages/ingest.js';
+import type { LineCounts, ParallelIngest } from './stages/ingest.js';
 import type { Plan, Proposal } from './stages/plan.js';
 import type { LlmRunStats } from './stages/synthesize.js';
 
@@ -68,6 +68,8 @@ export interface RunResult {
   lock_taken_over: string | null;
   /** Tonight's lifecycle changes (decay, archive, restore, validation, refinement) and the line ceiling. */
   lifecycle: { changes: Plan['lifecycle']; ceiling: Plan['ceiling'] };
+  /** Set when a large night was read by two threads (see ingest_worker_min_mb). */
+  parallel_ingest: ParallelIngest | null;
 }
 
 /** Runs every stage in order under the lock (a dry-run too: it writes the report a real run commits). */
@@ -102,6 +104,7 @@ interface FinalData {
   written?: string[];
   commit?: string | null;
   commitNote?: string;
+  parallel?: ParallelIngest | null;
 }
 
 function toResult(data: FinalData, ctx: RunContext, takenOver: string | null): RunResult {
@@ -123,5 +126,6 @@ function toResult(data: FinalData, ctx: RunContext, takenOver: string | null): R
     commit_note: data.commitNote ?? 'dry run: nothing committed',
     lock_taken_over: takenOver,
     lifecycle: { changes: data.plan.lifecycle, ceiling: data.plan.ceiling },
+    parallel_ingest: data.parallel ?? null,
   };
 }

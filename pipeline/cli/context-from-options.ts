@@ -3,6 +3,7 @@ import type { Logger, RunContext, RunOptions } from '../context.js';
 import { systemClock, type Clock } from '../io/clock.js';
 import { nodeFs, type FsPort } from '../io/fs.js';
 import { simpleGitPort, type GitPort } from '../io/git.js';
+import { workerRangeFolder, type RangeFolderPort } from '../io/range-folder.js';
 import { errors } from '../errors.js';
 import { resolveSettings, type ResolvedSettings } from '../settings/resolve.js';
 import type { Settings } from '../settings/schema.js';
@@ -20,6 +21,8 @@ export interface CliDeps {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   isTTY: boolean;
+  /** Folds the second half of a large night on a worker thread (absent: one thread). */
+  rangeFolder?: RangeFolderPort;
 }
 
 export function defaultDeps(): CliDeps {
@@ -32,6 +35,7 @@ export function defaultDeps(): CliDeps {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     isTTY: Boolean(process.stderr.isTTY),
+    ...rangeFolderDep(),
   };
 }
 
@@ -59,7 +63,13 @@ export function buildRunContext(deps: CliDeps, root: string, settings: Settings,
     ...llmFor(settings, deps.env),
     logger,
     startupNotices: synthesizerNotices(settings, deps.env),
+    ...(deps.rangeFolder ? { rangeFolder: deps.rangeFolder } : {}),
   };
+}
+
+function rangeFolderDep(): { rangeFolder?: RangeFolderPort } {
+  const rangeFolder = workerRangeFolder();
+  return rangeFolder ? { rangeFolder } : {};
 }
 
 /**

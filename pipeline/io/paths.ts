@@ -37,7 +37,8 @@ export function compiledSafetyRulesPath(): string {
   return resolve(packageRoot(), 'dist', 'config', 'safety-rules.compiled.json');
 }
 
-function packageRoot(): string {
+/** The package's root directory (where package.json is), from source or from dist/. */
+export function packageRoot(): string {
   // dist/pipeline/io/paths.js and pipeline/io/paths.ts sit three and two levels below the package root.
   const here = fileURLToPath(new URL('.', import.meta.url));
   return resolve(here, here.includes(`${join('dist', 'pipeline')}`) ? '../../..' : '../..');

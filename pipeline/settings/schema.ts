@@ -10,6 +10,7 @@ export interface Settings {
   sample_size: number;
   max_clusters: number;
   max_line_bytes: number;
+  ingest_worker_min_mb: number;
   lock_stale_minutes: number;
   logs: string[];
   rotated_logs: string;
@@ -187,6 +188,13 @@ export const SETTINGS: Record<SettingKey, SettingSpec> = {
   sample_size: { description: 'Evidence samples kept per cluster (redacted).', default: 5, check: int(1, 50), fromEnv: asNumber },
   max_clusters: { description: 'Most distinct clusters one night may open (memory bound); further events are counted in a warning.', default: 10_000, check: int(1, 10_000_000), fromEnv: asNumber },
   max_line_bytes: { description: 'Longer telemetry lines are counted invalid (line_too_long) without being read.', default: 1 << 20, check: int(256), fromEnv: asNumber },
+  ingest_worker_min_mb: {
+    description: 'A night with at least this many MiB to read in one log is split: a worker thread folds its second half while the main thread folds the first, and the two are merged into exactly the same result (on machines with 2 or more cores; 0 never splits).',
+    default: 32,
+    check: (value: unknown) =>
+      typeof value === 'number' && Number.isFinite(value) && value >= 0 ? { ok: true as const, value } : { ok: false as const, expected: 'a number of MiB, 0 or more (0: never split)' },
+    fromEnv: asNumber,
+  },
   lock_stale_minutes: { description: 'A lock older than this is taken over even if its process seems alive.', default: 60, check: num(0), fromEnv: asNumber },
   logs: { description: 'Telemetry files to read, relative to the repository root.', default: ['logs/telemetry.jsonl'], check: paths, fromEnv: asList },
   rotated_logs: {

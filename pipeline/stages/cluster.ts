@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { redact } from '../synth/redact.js';
 import type { TelemetryEvent } from '../telemetry/event.js';
-import { maskHomePaths, signatureOf } from './signature.js';
+import { maskHomePaths, signatureKey, signatureText } from './signature.js';
 import { DistinctCounter, type DistinctState } from './distinct.js';
 
 /** One piece of evidence: where the line is, which input it was, and its redacted message. */
@@ -53,6 +53,11 @@ export interface ClusterLimits {
   maxClusters?: number;
   /** Distinct signatures counted per cluster, first come (default 32; a worker's fold keeps more). */
   maxSignatures?: number;
+  /**
+   * Per cluster key, the signatures the lines before these already settled (their cluster was full):
+   * only those are counted here, as one builder over all the lines would.
+   */
+  settledSignatures?: Record<string, string[]>;
 }
 
 /** A cluster's accumulator as plain data for another thread (see ClusterBuilder.merge). */
@@ -103,6 +108,8 @@ interface Accumulator {
   samples: { priority: number; event: TelemetryEvent; ref: EventRef; ts: number }[];
   signatures: Map<string, number>;
   signaturesFull: boolean;
+  /** The only signatures this cluster may count (settled by the lines before), or null. */
+  settled: Set<string> | null;
   baseline: number | null;
 }
 
@@ -132,6 +139,8 @@ export class ClusterBuilder {
         return;
       }
       acc = newAccumulator(clusterId(kind, tool, category), kind, tool, category, ts);
+      const settled = this.limits.settledSignatures;
+      if (settled && Object.hasOwn(settled, mapKey)) acc.settled = new Set(settled[mapKey]);
       this.clusters.set(mapKey, acc);
     }
     acc.count += 1;
@@ -144,7 +153,14 @@ export class ClusterBuilder {
     acc.days.set(day, (acc.days.get(day) ?? 0) + 1);
     if (baseline !== null) acc.baseline = baseline;
     this.sample(acc, event, ref, ts);
-    if (kind === 'failure') this.countSignature(acc, signatureOf(event.error_message));
+    if (kind === 'failure') this.countSignature(acc, signatureKey(event.error_message));
+  }
+
+  /** Per cluster key, its signatures when no other can join (the cluster has maxSignatures). */
+  fullSignatureSets(): Record<string, string[]> {
+    const sets: Record<string, string[]> = {};
+    for (const [key, acc] of this.clusters) if (acc.signatures.size >= this.maxSignatures) sets[key] = [...acc.signatures.keys()];
+    return sets;
   }
 
   /** The accumulators as plain data, in the order they were opened. */
@@ -198,6 +214,10 @@ export class ClusterBuilder {
 
   private countSignature(acc: Accumulator, signature: string | null): void {
     if (signature === null) return;
+    if (acc.settled) {
+      if (acc.settled.has(signature)) acc.signatures.set(signature, (acc.signatures.get(signature) ?? 0) + 1);
+      return;
+    }
     if (acc.signatures.has(signature) || acc.signatures.size < this.maxSignatures) {
       acc.signatures.set(signature, (acc.signatures.get(signature) ?? 0) + 1);
     } else {
@@ -273,7 +293,7 @@ export function cleanIdentifier(text: string, max: number): string | null {
 function newAccumulator(id: string, kind: ClusterKind, tool: string, category: string | null, ts: number): Accumulator {
   return {
     id, kind, tool, category, count: 0, inputs: new DistinctCounter(DISTINCT_EXACT, KEPT_IDS), sessions: new DistinctCounter(DISTINCT_EXACT, KEPT_IDS), first: ts, last: ts,
-    days: new Map(), samples: [], signatures: new Map(), signaturesFull: false, baseline: null,
+    days: new Map(), samples: [], signatures: new Map(), signaturesFull: false, settled: null, baseline: null,
   };
 }
 
@@ -311,9 +331,15 @@ export function toEvidence(event: TelemetryEvent, ref: EventRef, ts: number): Ev
   };
 }
 
+/** The five most frequent signatures as shown: keys that read the same once redacted count as one. */
 function topSignatures(signatures: Map<string, number>): Signature[] {
-  return [...signatures]
-    .map(([text, count]) => ({ text: redact(text), count }))
+  const byText = new Map<string, number>();
+  for (const [key, count] of signatures) {
+    const text = signatureText(key);
+    byText.set(text, (byText.get(text) ?? 0) + count);
+  }
+  return [...byText]
+    .map(([text, count]) => ({ text, count }))
     .sort((a, b) => b.count - a.count || (a.text < b.text ? -1 : 1))
     .slice(0, 5);
 }

@@ -35,6 +35,14 @@ export interface FoldSegment {
   cutoff: number | null;
 }
 
+/** For the fold of a file's end (see ingest-merge.ts); a night's fold takes none. */
+export interface FoldOptions {
+  deferUnsettled?: boolean;
+  maxSignatures?: number;
+  known?: Record<string, number>;
+  settledSignatures?: Record<string, string[]>;
+}
+
 export const MAX_INVALID_SAMPLES = 20;
 
 /**
@@ -55,8 +63,9 @@ export class IngestFold {
   /** Latest valid event since the last `takeLatest()` (per log file, for its cursor). */
   private latest: number | null = null;
 
-  constructor(settings: FoldSettings, baselines: Record<string, Baseline>, options: { deferUnsettled?: boolean; maxSignatures?: number; known?: Record<string, number> } = {}) {
-    this.builder = new ClusterBuilder({ sampleSize: settings.sample_size, maxClusters: settings.max_clusters, ...(options.maxSignatures ? { maxSignatures: options.maxSignatures } : {}) }, this.toolName);
+  constructor(settings: FoldSettings, baselines: Record<string, Baseline>, options: FoldOptions = {}) {
+    const limits = { sampleSize: settings.sample_size, maxClusters: settings.max_clusters };
+    this.builder = new ClusterBuilder({ ...limits, ...(options.maxSignatures ? { maxSignatures: options.maxSignatures } : {}), ...(options.settledSignatures ? { settledSignatures: options.settledSignatures } : {}) }, this.toolName);
     this.detector = new SlowDetector(baselines, {
       slowFactor: settings.slow_factor,
       minSamples: settings.baseline_min_samples,

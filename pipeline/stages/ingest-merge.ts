@@ -34,9 +34,20 @@ export interface PartialFold {
  */
 const RANGE_MAX_SIGNATURES = 1024;
 
-/** A fold for the end of a file, not knowing the lines before it except the thresholds they settled. */
-export function rangeFold(request: RangeRequest, thresholds: Record<string, number>): IngestFold {
-  return new IngestFold(request.settings, request.baselines, { deferUnsettled: true, maxSignatures: RANGE_MAX_SIGNATURES, known: thresholds });
+/** What the lines before a range settled: tools' slow thresholds and full clusters' signatures. */
+export interface RangeStart {
+  thresholds: Record<string, number>;
+  signatures: Record<string, string[]>;
+}
+
+/** What `fold` has settled so far, for the fold of the lines after it. */
+export function settledBy(fold: IngestFold): RangeStart {
+  return { thresholds: fold.detector.thresholds(), signatures: fold.builder.fullSignatureSets() };
+}
+
+/** A fold for the end of a file, not knowing the lines before it except what they settled. */
+export function rangeFold(request: RangeRequest, start: RangeStart): IngestFold {
+  return new IngestFold(request.settings, request.baselines, { deferUnsettled: true, maxSignatures: RANGE_MAX_SIGNATURES, known: start.thresholds, settledSignatures: start.signatures });
 }
 
 export function toPartial(fold: IngestFold, consumed: number): PartialFold {

@@ -19,7 +19,19 @@ const EXCEPTION_LINE = /^[\w.]*(?:Error|Exception|Failure|Fault|Interrupt|Exit)\
 const ERROR_WORDS = /\b(?:error|fatal|fail|failed|failure|not found|denied|cannot|can't|unable|no such|invalid|does not exist|exceeds?|refused|timed? ?out|missing|unknown|rejected)\b/i;
 const HOME_PATH = /(?:\/(?:Users|home)\/|[A-Za-z]:\\Users\\)[^/\\\s'"`]+/g;
 
+/** The signature of a message as a reader sees it: redacted, home paths masked, at most 160 characters. */
 export function signatureOf(message: string | undefined): string | null {
+  const key = signatureKey(message);
+  return key === null ? null : signatureText(key);
+}
+
+/**
+ * The hot path's half of a signature, computed for every failure: the informative line with ids and
+ * long hex masked and whitespace collapsed, not yet redacted. Such keys stay inside the cluster builder;
+ * only `signatureText` of a key is ever shown or stored. Redaction (a dozen patterns) runs once per
+ * distinct kept signature instead of once per failure.
+ */
+export function signatureKey(message: string | undefined): string | null {
   if (!message) return null;
   const lines = message
     .replace(/<\/?tool_use_error>/g, '')
@@ -27,8 +39,20 @@ export function signatureOf(message: string | undefined): string | null {
     .map((line) => line.trim())
     .filter((line) => line.length > 0 && !NOISE.some((pattern) => pattern.test(line)));
   const chosen = lastMatch(lines, EXCEPTION_LINE) ?? lines.find((line) => ERROR_WORDS.test(line)) ?? lines[0];
-  return chosen === undefined ? null : normalize(chosen);
+  return chosen === undefined ? null : maskIds(chosen).slice(0, KEY_MAX);
 }
+
+/**
+ * A key as text fit to show: redacted, then cut. A key that was cut loses its last KEY_MARGIN characters
+ * before it is redacted, so a secret the cut split in two is dropped whole rather than shown in part.
+ */
+export function signatureText(key: string): string {
+  const whole = key.length < KEY_MAX ? key : key.slice(0, KEY_MAX - KEY_MARGIN);
+  return maskHomePaths(redact(whole)).slice(0, 160);
+}
+
+const KEY_MAX = 1024;
+const KEY_MARGIN = 256;
 
 /** Home directories name a person: `/home/alice/app` becomes `~/app` everywhere log text is kept. */
 export function maskHomePaths(text: string): string {
@@ -48,13 +72,11 @@ export function commonPrefix(signatures: string[]): string | null {
   return length >= 3 ? `${first.slice(0, length).join(' ')} …` : null;
 }
 
-function normalize(line: string): string {
-  // Redact before cutting: a secret cut below its pattern's length would no longer be recognised.
-  return maskHomePaths(redact(line))
+function maskIds(line: string): string {
+  return line
     .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<id>')
     .replace(/\b[0-9a-f]{12,}\b/gi, '<hex>')
-    .replace(/\s+/g, ' ')
-    .slice(0, 160);
+    .replace(/\s+/g, ' ');
 }
 
 function lastMatch(lines: string[], pattern: RegExp): string | undefined {

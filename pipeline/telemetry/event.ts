@@ -64,8 +64,9 @@ export function parseTimestamp(value: unknown): number | null {
 
 /** Epoch ms of each day (`YYYY-MM-DD`) seen lately, as Date.parse computes it (quirks included). */
 const DAY_MS = new Map<string, number>();
-/** Consecutive events mostly share their day. */
-let lastDay: { text: string; ms: number } | null = null;
+/** Consecutive events mostly share their day (two variables, not an object: no allocation per line). */
+let lastDayText = '';
+let lastDayMs = 0;
 
 /**
  * The hot path's timestamp: `YYYY-MM-DDTHH:MM:SS[.sss]Z`, the shape every logger writes, parsed from its
@@ -89,9 +90,9 @@ function canonicalUtc(s: string): number | null {
   }
   let day: number | undefined;
   let dayText: string;
-  if (lastDay !== null && s.startsWith(lastDay.text)) {
-    dayText = lastDay.text;
-    day = lastDay.ms;
+  if (lastDayText !== '' && s.startsWith(lastDayText)) {
+    dayText = lastDayText;
+    day = lastDayMs;
   } else {
     dayText = s.slice(0, 10);
     day = DAY_MS.get(dayText);
@@ -101,7 +102,8 @@ function canonicalUtc(s: string): number | null {
     if (DAY_MS.size >= 4096) DAY_MS.clear();
     DAY_MS.set(dayText, day);
   }
-  lastDay = { text: dayText, ms: day };
+  lastDayText = dayText;
+  lastDayMs = day;
   if (Number.isNaN(day)) return null;
   return day + ((h * 60 + m) * 60 + sec) * 1000 + ms;
 }

@@ -2,8 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LineSplitter, type RawLine } from '../../pipeline/io/line-reader.js';
 import { IngestFold, type FoldSegment, type FoldSettings } from '../../pipeline/stages/ingest-fold.js';
-import { mergePartial, rangeFold, toPartial, type RangeRequest } from '../../pipeline/stages/ingest-merge.js';
+import { mergePartial, rangeFold, settledBy, toPartial, type RangeRequest } from '../../pipeline/stages/ingest-merge.js';
 import type { Baseline } from '../../pipeline/memory/state.js';
+import { BASE, makeLog } from '../helpers/night-log.js';
 
 /**
  * A large night is folded in two: the start by the main thread, the end by a worker that cannot know
@@ -13,81 +14,6 @@ import type { Baseline } from '../../pipeline/memory/state.js';
  */
 
 const SEED = 20_261_122;
-const BASE = Date.parse('2026-11-01T00:00:00.000Z');
-
-/** mulberry32, so one fast-check integer seeds a whole log. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-interface LogShape {
-  seed: number;
-  lines: number;
-  /** Distinct error messages per failure cluster: above 32 the signature cap is in play. */
-  messageVariety: number;
-  /** Distinct inputs: above 1024 per cluster the distinct counters switch to a sketch. */
-  inputVariety: number;
-  rareToolAt: number;
-}
-
-/** A night of telemetry: common and rare tools, slow outliers, failures, garbage, blanks, memory refs. */
-function makeLog(shape: LogShape): string {
-  const r = prng(shape.seed);
-  const tools = [
-    { name: 'Read', weight: 40, ms: 40 },
-    { name: 'Bash', weight: 30, ms: 900 },
-    { name: 'npm_test', weight: 8, ms: 6000 },
-    { name: 'git_push', weight: 4, ms: 1500 },
-  ];
-  const total = tools.reduce((s, t) => s + t.weight, 0);
-  const out: string[] = [];
-  for (let i = 0; i < shape.lines; i++) {
-    const ts = new Date(BASE + i * 1000 + Math.floor(r() * 900)).toISOString();
-    const roll = r();
-    if (roll < 0.02) {
-      out.push(['{"broken', '[1,2]', '{"timestamp":"x","tool_name":"Read"}', '   ', ''][Math.floor(r() * 5)]!);
-      continue;
-    }
-    let pick = r() * total;
-    let tool = tools[0]!;
-    for (const t of tools) {
-      pick -= t.weight;
-      if (pick <= 0) {
-        tool = t;
-        break;
-      }
-    }
-    // A tool that shows up only late in the night: the worker cannot have its threshold.
-    const name = i >= shape.rareToolAt && r() < 0.05 ? 'WebFetch' : tool.name;
-    const ms = name === 'WebFetch' ? 2000 : tool.ms;
-    const slow = r() < 0.04;
-    const duration = Math.round(ms * (slow ? 3 + r() * 5 : 0.5 + r()));
-    const fails = r() < 0.12;
-    const event: Record<string, unknown> = {
-      timestamp: ts,
-      tool_name: name,
-      input_hash: `h${Math.floor(r() * shape.inputVariety)}`,
-      exit_code: fails ? 1 : 0,
-      duration_ms: duration,
-      session_id: `s${Math.floor(i / 97)}`,
-    };
-    if (fails) {
-      event.error_category = ['git_error', 'test_failure', 'not_found'][Math.floor(r() * 3)];
-      event.error_message = `error: failure kind ${String.fromCharCode(97 + Math.floor(r() * 26))}${Math.floor(r() * shape.messageVariety)} happened`;
-    }
-    if (r() < 0.05) event.memory_refs = [`r-${(Math.floor(r() * 6) + 10).toString(16)}ab`];
-    out.push(JSON.stringify(event));
-  }
-  return `${out.join('\n')}\n`;
-}
-
 function splitLines(text: string, maxLineBytes: number): RawLine[] {
   const lines: RawLine[] = [];
   const splitter = new LineSplitter(0, maxLineBytes, (line) => lines.push(line));
@@ -120,7 +46,7 @@ const settingsArb = fc.record({
 const shapeArb = fc.record({
   seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
   lines: fc.integer({ min: 50, max: 2500 }),
-  messageVariety: fc.constantFrom(3, 20, 400),
+  messageVariety: fc.constantFrom(3, 20, 400, 5000),
   inputVariety: fc.constantFrom(5, 3000),
   rareToolAt: fc.integer({ min: 0, max: 2500 }),
 });
@@ -143,7 +69,7 @@ describe('a night folded in two parts and merged equals one fold in order', () =
         const main = new IngestFold(settings, baselines);
         for (const line of lines.slice(0, prelude)) main.line(line, segment);
         const request: RangeRequest = { absolute: '/unused', offset: lines[split]?.offset ?? 0, segment, settings, maxLineBytes: 4096, baselines };
-        const worker = rangeFold(request, main.detector.thresholds());
+        const worker = rangeFold(request, settledBy(main));
         for (const line of lines.slice(split)) worker.line(line, segment);
         for (const line of lines.slice(prelude, split)) main.line(line, segment);
 
@@ -168,7 +94,7 @@ describe('a night folded in two parts and merged equals one fold in order', () =
     const main = new IngestFold(settings, {});
     main.line(lines[0]!, segment);
     main.line(lines[1]!, segment);
-    const worker = rangeFold({ absolute: '/unused', offset: 0, segment, settings, maxLineBytes: 4096, baselines: {} }, {});
+    const worker = rangeFold({ absolute: '/unused', offset: 0, segment, settings, maxLineBytes: 4096, baselines: {} }, { thresholds: {}, signatures: {} });
     worker.line(lines[2]!, segment);
     const before = structuredClone(outcome(main));
     const again = new IngestFold(settings, {});

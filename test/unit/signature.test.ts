@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { commonPrefix, maskHomePaths, signatureOf } from '../../pipeline/stages/signature.js';
+import { ClusterBuilder } from '../../pipeline/stages/cluster.js';
+import { commonPrefix, maskHomePaths, signatureKey, signatureOf, signatureText } from '../../pipeline/stages/signature.js';
+import { SECRET_CASES } from '../fixtures/secrets.js';
 
 describe('error signatures', () => {
   it.each([
@@ -23,4 +25,30 @@ describe('error signatures', () => {
     expect(commonPrefix(['ENOENT: no such file or directory, open ~/a.ts', 'ENOENT: no such file or directory, open ~/b.ts'])).toBe('ENOENT: no such file or directory, open …');
     expect(commonPrefix(['a b', 'a c'])).toBeNull();
   });
+
+  it.each(SECRET_CASES.map((c) => [c.kind, c] as const))('a %s secret in a message never reaches the shown signature', (_kind, secret) => {
+    expect(signatureOf(`Error: ${secret.message}`)).not.toContain(secret.value);
+    // Cut where the key is cut (1,024 characters), the secret's start is dropped with a margin, not shown,
+    // even when redacting a long token before it pulls it into the first 160 characters.
+    for (const at of [990, 1000, 1010]) {
+      const key = signatureKey(`Error: token=${'Z'.repeat(at - 14)} ${secret.message}`)!;
+      const shown = signatureText(key);
+      // Any 10 characters of the secret that redaction does not keep anyway (a webhook's host does).
+      const kept = signatureOf(secret.message)!;
+      const windows = [...secret.value].map((_, i) => secret.value.slice(i, i + 10)).filter((w) => w.length === 10 && !kept.includes(w));
+      expect(windows.filter((w) => shown.includes(w))).toEqual([]);
+    }
+  });
+
+  it('messages that differ only in a secret count as one signature once redacted', () => {
+    const builder = new ClusterBuilder({ sampleSize: 2 });
+    const event = (message: string) => ({ timestamp: '2026-11-01T00:00:00Z', tool_name: 'Bash', input_hash: 'h', exit_code: 1, duration_ms: 5, error_category: 'auth_error', error_message: message });
+    builder.add('failure', event('fatal: auth failed for ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789'), 0, { file: 'log', offset: 0 });
+    builder.add('failure', event('fatal: auth failed for ghp_zYxWvUtSrQpOnMlKjIhGfEdCbA9876543210'), 0, { file: 'log', offset: 10 });
+    const [cluster] = builder.finish();
+    expect(cluster!.signatures).toHaveLength(1);
+    expect(cluster!.signatures[0]!.count).toBe(2);
+    expect(cluster!.signatures[0]!.text).not.toContain('ghp_');
+  });
 });
+

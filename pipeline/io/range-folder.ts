@@ -1,0 +1,57 @@
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { PartialFold, RangeRequest, RangeStart } from '../stages/ingest-merge.js';
+import { packageRoot } from './paths.js';
+
+/** A range of a file being folded apart; see RangeFolderPort. */
+export interface RangeJob {
+  /** Starts the fold, once what the lines before the range settled is known. */
+  go(start: RangeStart): void;
+  /** The range's fold, or null when it failed (the caller then folds the range itself). */
+  result: Promise<PartialFold | null>;
+  /** Stops the job; its result becomes null. */
+  cancel(): void;
+}
+
+/**
+ * Folds the end of a large file on another thread while the caller folds its start. `start` is called
+ * early so the thread loads its modules while the caller reads a prelude; `go` hands over what that
+ * prelude settled (slow thresholds, full clusters' signatures).
+ */
+export interface RangeFolderPort {
+  start(request: RangeRequest, onProgress?: (bytes: number) => void): RangeJob;
+}
+
+/** The worker's script: next to this module in dist/, or dist/'s copy when running from source (tests). */
+function workerScript(): string | null {
+  const here = fileURLToPath(import.meta.url);
+  const script = here.endsWith('.ts') ? resolve(packageRoot(), 'dist', 'pipeline', 'io', 'range-worker.js') : resolve(here, '..', 'range-worker.js');
+  return existsSync(script) ? script : null;
+}
+
+/** Messages from range-worker.ts. */
+type WorkerMessage = { progress: number } | { partial: PartialFold } | { error: string };
+
+/** A worker thread per job; null on a single-core machine (a second thread would only take turns). */
+export function workerRangeFolder(): RangeFolderPort | null {
+  const script = workerScript();
+  if (script === null || availableParallelism() < 2) return null;
+  return {
+    start(request, onProgress) {
+      const worker = new Worker(script, { workerData: request });
+      const result = new Promise<PartialFold | null>((done) => {
+        worker.on('message', (message: WorkerMessage) => {
+          if ('progress' in message) return onProgress?.(message.progress);
+          done('partial' in message ? message.partial : null);
+          void worker.terminate();
+        });
+        worker.on('error', () => done(null));
+        worker.on('exit', () => done(null));
+      });
+      return { go: (start) => worker.postMessage(start), result, cancel: () => void worker.terminate() };
+    },
+  };
+}

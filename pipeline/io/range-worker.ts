@@ -1,0 +1,25 @@
+/**
+ * Worker thread entry (see range-folder.ts): folds one range of a telemetry file, from
+ * `workerData.offset` to the end, once the main thread sends what its prelude settled.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { rangeFold, toPartial, type RangeRequest, type RangeStart } from '../stages/ingest-merge.js';
+import { readLines } from './line-reader.js';
+
+const PROGRESS_EVERY = 8 << 20;
+const request = workerData as RangeRequest;
+const port = parentPort!;
+
+port.once('message', (start: RangeStart) => {
+  const fold = rangeFold(request, start);
+  let reported = 0;
+  const onProgress = (bytes: number) => {
+    if (bytes - reported < PROGRESS_EVERY) return;
+    reported = bytes;
+    port.postMessage({ progress: bytes });
+  };
+  readLines(request.absolute, request.offset, { maxLineBytes: request.maxLineBytes, onProgress }, (line) => fold.line(line, request.segment)).then(
+    (consumed) => port.postMessage({ partial: toPartial(fold, consumed) }),
+    (error: unknown) => port.postMessage({ error: error instanceof Error ? error.message : String(error) }),
+  );
+});

@@ -1,0 +1,80 @@
+/**
+ * A synthetic night of telemetry for the tests of a night read in two parts: common and rare tools,
+ * slow outliers, failures with as many distinct messages as asked, garbage, blanks and memory refs.
+ * The same shape always gives the same text.
+ */
+export const BASE = Date.parse('2026-11-01T00:00:00.000Z');
+
+/** mulberry32, so one fast-check integer seeds a whole log. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface LogShape {
+  seed: number;
+  lines: number;
+  /** Distinct error messages per failure cluster: above 32 the signature cap is in play. */
+  messageVariety: number;
+  /** Distinct inputs: above 1024 per cluster the distinct counters switch to a sketch. */
+  inputVariety: number;
+  rareToolAt: number;
+}
+
+/** A night of telemetry: common and rare tools, slow outliers, failures, garbage, blanks, memory refs. */
+export function makeLog(shape: LogShape): string {
+  const r = prng(shape.seed);
+  const tools = [
+    { name: 'Read', weight: 40, ms: 40 },
+    { name: 'Bash', weight: 30, ms: 900 },
+    { name: 'npm_test', weight: 8, ms: 6000 },
+    { name: 'git_push', weight: 4, ms: 1500 },
+  ];
+  const total = tools.reduce((s, t) => s + t.weight, 0);
+  const out: string[] = [];
+  for (let i = 0; i < shape.lines; i++) {
+    const ts = new Date(BASE + i * 1000 + Math.floor(r() * 900)).toISOString();
+    const roll = r();
+    if (roll < 0.02) {
+      out.push(['{"broken', '[1,2]', '{"timestamp":"x","tool_name":"Read"}', '   ', ''][Math.floor(r() * 5)]!);
+      continue;
+    }
+    let pick = r() * total;
+    let tool = tools[0]!;
+    for (const t of tools) {
+      pick -= t.weight;
+      if (pick <= 0) {
+        tool = t;
+        break;
+      }
+    }
+    // A tool that shows up only late in the night: the worker cannot have its threshold.
+    const name = i >= shape.rareToolAt && r() < 0.05 ? 'WebFetch' : tool.name;
+    const ms = name === 'WebFetch' ? 2000 : tool.ms;
+    const slow = r() < 0.04;
+    const duration = Math.round(ms * (slow ? 3 + r() * 5 : 0.5 + r()));
+    const fails = r() < 0.12;
+    const event: Record<string, unknown> = {
+      timestamp: ts,
+      tool_name: name,
+      input_hash: `h${Math.floor(r() * shape.inputVariety)}`,
+      exit_code: fails ? 1 : 0,
+      duration_ms: duration,
+      session_id: `s${Math.floor(i / 97)}`,
+    };
+    if (fails) {
+      event.error_category = ['git_error', 'test_failure', 'not_found'][Math.floor(r() * 3)];
+      event.error_message = `error: failure kind ${String.fromCharCode(97 + Math.floor(r() * 26))}${Math.floor(r() * shape.messageVariety)} happened`;
+    }
+    if (r() < 0.05) event.memory_refs = [`r-${(Math.floor(r() * 6) + 10).toString(16)}ab`];
+    out.push(JSON.stringify(event));
+  }
+  return `${out.join('\n')}\n`;
+}
+
