@@ -58,6 +58,11 @@ export interface ClusterLimits {
    * only those are counted here, as one builder over all the lines would.
    */
   settledSignatures?: Record<string, string[]>;
+  /**
+   * A range's fold: past maxSignatures, further signatures are still counted, by a 52-bit hash (up to
+   * MAX_HASHED_SIGNATURES per builder), so a merge can count the night's first signatures exactly.
+   */
+  hashOverflowSignatures?: boolean;
 }
 
 /** A cluster's accumulator as plain data for another thread (see ClusterBuilder.merge). */
@@ -76,7 +81,9 @@ export interface ClusterState {
   samples: { priority: number; event: TelemetryEvent; ref: EventRef; ts: number }[];
   /** In first-seen order. */
   signatures: [string, number][];
-  /** A signature was turned away because the cluster already had maxSignatures. */
+  /** Counts of the signatures past maxSignatures, by signatureHash (hashOverflowSignatures). */
+  signatureHashes: [number, number][];
+  /** A signature was turned away uncounted (past maxSignatures, and past the hashed ones' cap). */
   signaturesFull: boolean;
   baseline: number | null;
 }
@@ -86,6 +93,8 @@ const KEPT_IDS = 50;
 const DISTINCT_EXACT = 1024;
 const MAX_TRACKED = 10_000;
 const MAX_SIGNATURES = 32;
+/** Bounds a range fold's hashed signatures (16 bytes or so each); past it, its merge is refused. */
+const MAX_HASHED_SIGNATURES = 200_000;
 
 /** A stable id from the cluster key: the same tool, category and kind get the same id every night. */
 export function clusterId(kind: ClusterKind, toolName: string, category: string | null): string {
@@ -107,6 +116,7 @@ interface Accumulator {
   /** Bottom-k sample by a hash of the line's position: bounded, deterministic, order-independent. */
   samples: { priority: number; event: TelemetryEvent; ref: EventRef; ts: number }[];
   signatures: Map<string, number>;
+  signatureHashes: Map<number, number> | null;
   signaturesFull: boolean;
   /** The only signatures this cluster may count (settled by the lines before), or null. */
   settled: Set<string> | null;
@@ -120,6 +130,8 @@ export class ClusterBuilder {
   private readonly categories = new Map<string, string>();
   /** File name → its hash, for sample priorities (a night reads a few files). */
   private readonly fileHashes = new Map<string, number>();
+  /** Signatures counted by hash so far (hashOverflowSignatures), over all clusters. */
+  private hashedSignatures = 0;
   /** Events that would have opened a cluster past `maxClusters` (a pathological night). */
   overflow = 0;
 
@@ -141,6 +153,7 @@ export class ClusterBuilder {
       acc = newAccumulator(clusterId(kind, tool, category), kind, tool, category, ts);
       const settled = this.limits.settledSignatures;
       if (settled && Object.hasOwn(settled, mapKey)) acc.settled = new Set(settled[mapKey]);
+      if (this.limits.hashOverflowSignatures) acc.signatureHashes = new Map();
       this.clusters.set(mapKey, acc);
     }
     acc.count += 1;
@@ -168,7 +181,7 @@ export class ClusterBuilder {
     return [...this.clusters].map(([key, acc]) => ({
       key, id: acc.id, kind: acc.kind, tool: acc.tool, category: acc.category, count: acc.count,
       inputs: acc.inputs.toState(), sessions: acc.sessions.toState(), first: acc.first, last: acc.last,
-      days: [...acc.days], samples: acc.samples, signatures: [...acc.signatures], signaturesFull: acc.signaturesFull, baseline: acc.baseline,
+      days: [...acc.days], samples: acc.samples, signatures: [...acc.signatures], signatureHashes: [...(acc.signatureHashes ?? [])], signaturesFull: acc.signaturesFull, baseline: acc.baseline,
     }));
   }
 
@@ -201,15 +214,32 @@ export class ClusterBuilder {
       if (other.baseline !== null) acc.baseline = other.baseline;
       // Bottom-k by priority; on equal priority the earlier line (this side) stays, as in add().
       acc.samples = [...acc.samples, ...other.samples].sort((a, b) => a.priority - b.priority).slice(0, this.limits.sampleSize);
-      for (const [signature, n] of other.signatures) {
-        if (acc.signatures.has(signature) || acc.signatures.size < this.maxSignatures) acc.signatures.set(signature, (acc.signatures.get(signature) ?? 0) + n);
-        else acc.signaturesFull = true;
-      }
+      this.mergeSignatures(acc, other);
     }
   }
 
   private get maxSignatures(): number {
     return this.limits.maxSignatures ?? MAX_SIGNATURES;
+  }
+
+  /**
+   * The signatures this cluster already counts get the other side's counts (by text, or by hash for
+   * those it saw past its cap); then, while there is room, the other side's new ones join in the order
+   * it first saw them, as they would have one line at a time.
+   */
+  private mergeSignatures(acc: Accumulator, other: ClusterState): void {
+    const byText = new Map(other.signatures);
+    const byHash = new Map(other.signatureHashes);
+    const mine = new Set(acc.signatures.keys());
+    for (const signature of mine) {
+      const n = byText.get(signature) ?? byHash.get(signatureHash(signature)) ?? 0;
+      acc.signatures.set(signature, acc.signatures.get(signature)! + n);
+    }
+    for (const [signature, n] of other.signatures) {
+      if (mine.has(signature)) continue;
+      if (acc.signatures.size < this.maxSignatures) acc.signatures.set(signature, n);
+      else acc.signaturesFull = true;
+    }
   }
 
   private countSignature(acc: Accumulator, signature: string | null): void {
@@ -220,9 +250,20 @@ export class ClusterBuilder {
     }
     if (acc.signatures.has(signature) || acc.signatures.size < this.maxSignatures) {
       acc.signatures.set(signature, (acc.signatures.get(signature) ?? 0) + 1);
-    } else {
-      acc.signaturesFull = true;
+      return;
     }
+    const hashes = acc.signatureHashes;
+    if (hashes === null) {
+      acc.signaturesFull = true;
+      return;
+    }
+    const hash = signatureHash(signature);
+    const seen = hashes.get(hash);
+    if (seen !== undefined) hashes.set(hash, seen + 1);
+    else if (this.hashedSignatures < MAX_HASHED_SIGNATURES) {
+      this.hashedSignatures += 1;
+      hashes.set(hash, 1);
+    } else acc.signaturesFull = true;
   }
 
   /** The clusters, sorted by id, with every stored message redacted. */
@@ -293,7 +334,7 @@ export function cleanIdentifier(text: string, max: number): string | null {
 function newAccumulator(id: string, kind: ClusterKind, tool: string, category: string | null, ts: number): Accumulator {
   return {
     id, kind, tool, category, count: 0, inputs: new DistinctCounter(DISTINCT_EXACT, KEPT_IDS), sessions: new DistinctCounter(DISTINCT_EXACT, KEPT_IDS), first: ts, last: ts,
-    days: new Map(), samples: [], signatures: new Map(), signaturesFull: false, settled: null, baseline: null,
+    days: new Map(), samples: [], signatures: new Map(), signatureHashes: null, signaturesFull: false, settled: null, baseline: null,
   };
 }
 
@@ -342,6 +383,16 @@ function topSignatures(signatures: Map<string, number>): Signature[] {
     .map(([text, count]) => ({ text, count }))
     .sort((a, b) => b.count - a.count || (a.text < b.text ? -1 : 1))
     .slice(0, 5);
+}
+
+/**
+ * A 52-bit hash of a signature (two differently seeded 32-bit hashes): two distinct signatures of one
+ * cluster share it with a chance of about one in 10^13 per pair, which is what a merge relies on.
+ */
+function signatureHash(text: string): number {
+  let poly = 7;
+  for (let i = 0; i < text.length; i++) poly = (Math.imul(poly, 31) + text.charCodeAt(i)) | 0;
+  return (fnv1a(text) >>> 12) * 2 ** 32 + mix32(poly ^ text.length);
 }
 
 /** murmur3's finalizer: a well-mixed unsigned 32-bit hash of a 32-bit integer. */

@@ -41,6 +41,7 @@ export interface FoldOptions {
   maxSignatures?: number;
   known?: Record<string, number>;
   settledSignatures?: Record<string, string[]>;
+  hashOverflowSignatures?: boolean;
 }
 
 export const MAX_INVALID_SAMPLES = 20;
@@ -65,7 +66,7 @@ export class IngestFold {
 
   constructor(settings: FoldSettings, baselines: Record<string, Baseline>, options: FoldOptions = {}) {
     const limits = { sampleSize: settings.sample_size, maxClusters: settings.max_clusters };
-    this.builder = new ClusterBuilder({ ...limits, ...(options.maxSignatures ? { maxSignatures: options.maxSignatures } : {}), ...(options.settledSignatures ? { settledSignatures: options.settledSignatures } : {}) }, this.toolName);
+    this.builder = new ClusterBuilder({ ...limits, ...(options.maxSignatures ? { maxSignatures: options.maxSignatures } : {}), ...(options.settledSignatures ? { settledSignatures: options.settledSignatures } : {}), ...(options.hashOverflowSignatures ? { hashOverflowSignatures: true } : {}) }, this.toolName);
     this.detector = new SlowDetector(baselines, {
       slowFactor: settings.slow_factor,
       minSamples: settings.baseline_min_samples,

@@ -29,8 +29,8 @@ export interface PartialFold {
 }
 
 /**
- * Signatures a range's fold counts per cluster: more than the 32 a night keeps, so that when the two
- * are merged the night's first 32 are counted exactly even though the range could not know them.
+ * Signatures a range's fold counts by text per cluster (then by hash): more than the night's 32, and at
+ * least twice as many, so the new signatures a merge may need are all among those kept by text.
  */
 const RANGE_MAX_SIGNATURES = 1024;
 
@@ -46,8 +46,8 @@ export function settledBy(fold: IngestFold): RangeStart {
 }
 
 /** A fold for the end of a file, not knowing the lines before it except what they settled. */
-export function rangeFold(request: RangeRequest, start: RangeStart): IngestFold {
-  return new IngestFold(request.settings, request.baselines, { deferUnsettled: true, maxSignatures: RANGE_MAX_SIGNATURES, known: start.thresholds, settledSignatures: start.signatures });
+export function rangeFold(request: RangeRequest, start: RangeStart, maxSignatures = RANGE_MAX_SIGNATURES): IngestFold {
+  return new IngestFold(request.settings, request.baselines, { deferUnsettled: true, maxSignatures, hashOverflowSignatures: true, known: start.thresholds, settledSignatures: start.signatures });
 }
 
 export function toPartial(fold: IngestFold, consumed: number): PartialFold {

@@ -110,7 +110,7 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
 }
 
 /** At most this much of a split segment is folded before the worker gets the thresholds it settled. */
-const PRELUDE_MAX_BYTES = 4 << 20;
+const PRELUDE_MAX_BYTES = 1 << 20;
 
 /**
  * Where to split the night's last segment between this thread and a worker: the start of the first line

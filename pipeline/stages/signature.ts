@@ -33,13 +33,22 @@ export function signatureOf(message: string | undefined): string | null {
  */
 export function signatureKey(message: string | undefined): string | null {
   if (!message) return null;
-  const lines = message
-    .replace(/<\/?tool_use_error>/g, '')
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line.length > 0 && !NOISE.some((pattern) => pattern.test(line)));
-  const chosen = lastMatch(lines, EXCEPTION_LINE) ?? lines.find((line) => ERROR_WORDS.test(line)) ?? lines[0];
+  const text = message.includes('tool_use_error>') ? message.replace(/<\/?tool_use_error>/g, '') : message;
+  const lines = text.includes('\n') ? text.split(/\r?\n/) : [text];
+  // The last exception line, else the first line with an error word, else the first line; noise never
+  // counts. Noise is checked only on a line that would be chosen (it is the costly test).
+  const chosen = pick(lines, EXCEPTION_LINE, true) ?? pick(lines, ERROR_WORDS, false) ?? pick(lines, null, false);
   return chosen === undefined ? null : maskIds(chosen).slice(0, KEY_MAX);
+}
+
+/** The first (or last) trimmed, non-empty, non-noise line matching `pattern` (any line when null). */
+function pick(lines: string[], pattern: RegExp | null, last: boolean): string | undefined {
+  for (let k = 0; k < lines.length; k++) {
+    const line = lines[last ? lines.length - 1 - k : k]!.trim();
+    if (line.length === 0 || (pattern !== null && !pattern.test(line))) continue;
+    if (!NOISE.some((noise) => noise.test(line))) return line;
+  }
+  return undefined;
 }
 
 /**
@@ -79,7 +88,3 @@ function maskIds(line: string): string {
     .replace(/\s+/g, ' ');
 }
 
-function lastMatch(lines: string[], pattern: RegExp): string | undefined {
-  for (let i = lines.length - 1; i >= 0; i--) if (pattern.test(lines[i]!)) return lines[i];
-  return undefined;
-}

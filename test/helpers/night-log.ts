@@ -25,6 +25,9 @@ export interface LogShape {
   /** Distinct inputs: above 1024 per cluster the distinct counters switch to a sketch. */
   inputVariety: number;
   rareToolAt: number;
+  /** Share of calls that fail (default 0.12), over this many error categories (default 3). */
+  failRate?: number;
+  categories?: number;
 }
 
 /** A night of telemetry: common and rare tools, slow outliers, failures, garbage, blanks, memory refs. */
@@ -59,7 +62,7 @@ export function makeLog(shape: LogShape): string {
     const ms = name === 'WebFetch' ? 2000 : tool.ms;
     const slow = r() < 0.04;
     const duration = Math.round(ms * (slow ? 3 + r() * 5 : 0.5 + r()));
-    const fails = r() < 0.12;
+    const fails = r() < (shape.failRate ?? 0.12);
     const event: Record<string, unknown> = {
       timestamp: ts,
       tool_name: name,
@@ -69,8 +72,8 @@ export function makeLog(shape: LogShape): string {
       session_id: `s${Math.floor(i / 97)}`,
     };
     if (fails) {
-      event.error_category = ['git_error', 'test_failure', 'not_found'][Math.floor(r() * 3)];
-      event.error_message = `error: failure kind ${String.fromCharCode(97 + Math.floor(r() * 26))}${Math.floor(r() * shape.messageVariety)} happened`;
+      event.error_category = ['git_error', 'test_failure', 'not_found'][Math.floor(r() * (shape.categories ?? 3))];
+      event.error_message = `error: failure kind ${String.fromCharCode(97 + Math.floor(r() * 2))}${Math.floor(Math.pow(shape.messageVariety, r()))} happened`;
     }
     if (r() < 0.05) event.memory_refs = [`r-${(Math.floor(r() * 6) + 10).toString(16)}ab`];
     out.push(JSON.stringify(event));

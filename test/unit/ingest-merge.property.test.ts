@@ -49,6 +49,8 @@ const shapeArb = fc.record({
   messageVariety: fc.constantFrom(3, 20, 400, 5000),
   inputVariety: fc.constantFrom(5, 3000),
   rareToolAt: fc.integer({ min: 0, max: 2500 }),
+  failRate: fc.constantFrom(0.12, 0.6),
+  categories: fc.constantFrom(1, 3),
 });
 
 describe('a night folded in two parts and merged equals one fold in order', () => {
@@ -56,7 +58,7 @@ describe('a night folded in two parts and merged equals one fold in order', () =
     let merged = 0;
     let refused = 0;
     fc.assert(
-      fc.property(shapeArb, settingsArb, fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), fc.boolean(), (shape, settings: FoldSettings, at, preludeAt, persisted) => {
+      fc.property(shapeArb, settingsArb, fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), fc.boolean(), fc.boolean(), (shape, settings: FoldSettings, at, preludeAt, persisted, smallWorkerCap) => {
         const lines = splitLines(makeLog(shape), 4096);
         const segment: FoldSegment = { file: 'logs/telemetry.jsonl', cutoff: shape.seed % 3 === 0 ? BASE + 20_000 : null };
         const baselines: Record<string, Baseline> = persisted ? { Read: { mean_ms: 40, count: 500 }, git_push: { mean_ms: 1500, count: 3 } } : {};
@@ -69,7 +71,8 @@ describe('a night folded in two parts and merged equals one fold in order', () =
         const main = new IngestFold(settings, baselines);
         for (const line of lines.slice(0, prelude)) main.line(line, segment);
         const request: RangeRequest = { absolute: '/unused', offset: lines[split]?.offset ?? 0, segment, settings, maxLineBytes: 4096, baselines };
-        const worker = rangeFold(request, settledBy(main));
+        // Few signatures kept by text (64, not 1,024), so the ones past it are counted by hash too.
+        const worker = rangeFold(request, settledBy(main), smallWorkerCap ? 64 : undefined);
         for (const line of lines.slice(split)) worker.line(line, segment);
         for (const line of lines.slice(prelude, split)) main.line(line, segment);
 
@@ -84,6 +87,24 @@ describe('a night folded in two parts and merged equals one fold in order', () =
     );
     // The refusals are the capped cases (max_clusters 12, deferred calls): most splits must merge.
     expect(merged).toBeGreaterThan(refused);
+  });
+
+  it('counts the night\'s first signatures exactly even when the worker saw them only past its own cap', () => {
+    // No prelude: the worker knows none of the night's signatures, keeps 64 by text, hashes the rest.
+    const settings: FoldSettings = { sample_size: 3, max_clusters: 10_000, slow_factor: 2, baseline_min_samples: 5, slow_min_ms: 0 };
+    const segment: FoldSegment = { file: 'log', cutoff: null };
+    for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      const lines = splitLines(makeLog({ seed, lines: 4000, messageVariety: 3000, inputVariety: 10, rareToolAt: 4000, failRate: 0.7, categories: 1 }), 4096);
+      const whole = new IngestFold(settings, {});
+      for (const line of lines) whole.line(line, segment);
+      const split = lines.length >> 1;
+      const main = new IngestFold(settings, {});
+      const worker = rangeFold({ absolute: '/unused', offset: lines[split]!.offset, segment, settings, maxLineBytes: 4096, baselines: {} }, settledBy(main), 64);
+      for (const line of lines.slice(split)) worker.line(line, segment);
+      for (const line of lines.slice(0, split)) main.line(line, segment);
+      expect(mergePartial(main, structuredClone(toPartial(worker, 0)))).toBe(true);
+      expect(outcome(main).clusters).toEqual(outcome(whole).clusters);
+    }
   });
 
   it('refuses, changing nothing, when the two parts together pass max_clusters', () => {
