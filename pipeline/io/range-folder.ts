@@ -8,7 +8,9 @@ import { packageRoot } from './paths.js';
 
 /** A range of a file being folded apart; see RangeFolderPort. */
 export interface RangeJob {
-  /** Starts the fold, once what the lines before the range settled is known. */
+  /** The thread has loaded and waits for `go`. */
+  ready(): boolean;
+  /** Starts the fold from `start.offset` to the end of the file, with what the lines before settled. */
   go(start: RangeStart): void;
   /** The range's fold, or null when it failed (the caller then folds the range itself). */
   result: Promise<PartialFold | null>;
@@ -33,7 +35,7 @@ function workerScript(): string | null {
 }
 
 /** Messages from range-worker.ts. */
-type WorkerMessage = { progress: number } | { partial: PartialFold } | { error: string };
+type WorkerMessage = { ready: true } | { progress: number } | { partial: PartialFold } | { error: string };
 
 /** A worker thread per job; null on a single-core machine (a second thread would only take turns). */
 export function workerRangeFolder(): RangeFolderPort | null {
@@ -42,8 +44,10 @@ export function workerRangeFolder(): RangeFolderPort | null {
   return {
     start(request, onProgress) {
       const worker = new Worker(script, { workerData: request });
+      let ready = false;
       const result = new Promise<PartialFold | null>((done) => {
         worker.on('message', (message: WorkerMessage) => {
+          if ('ready' in message) return void (ready = true);
           if ('progress' in message) return onProgress?.(message.progress);
           done('partial' in message ? message.partial : null);
           void worker.terminate();
@@ -51,7 +55,7 @@ export function workerRangeFolder(): RangeFolderPort | null {
         worker.on('error', () => done(null));
         worker.on('exit', () => done(null));
       });
-      return { go: (start) => worker.postMessage(start), result, cancel: () => void worker.terminate() };
+      return { ready: () => ready, go: (start) => worker.postMessage(start), result, cancel: () => void worker.terminate() };
     },
   };
 }

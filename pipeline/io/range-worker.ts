@@ -1,6 +1,6 @@
 /**
- * Worker thread entry (see range-folder.ts): folds one range of a telemetry file, from
- * `workerData.offset` to the end, once the main thread sends what its prelude settled.
+ * Worker thread entry (see range-folder.ts): says it is ready, then folds one range of a telemetry file,
+ * from the offset the main thread sends with what its prelude settled, to the end of the file.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { rangeFold, toPartial, type RangeRequest, type RangeStart } from '../stages/ingest-merge.js';
@@ -18,8 +18,9 @@ port.once('message', (start: RangeStart) => {
     reported = bytes;
     port.postMessage({ progress: bytes });
   };
-  readLines(request.absolute, request.offset, { maxLineBytes: request.maxLineBytes, onProgress }, (line) => fold.line(line, request.segment)).then(
+  readLines(request.absolute, start.offset, { maxLineBytes: request.maxLineBytes, onProgress }, (line) => fold.line(line, request.segment)).then(
     (consumed) => port.postMessage({ partial: toPartial(fold, consumed) }),
     (error: unknown) => port.postMessage({ error: error instanceof Error ? error.message : String(error) }),
   );
 });
+port.postMessage({ ready: true });

@@ -4,10 +4,9 @@ import type { ClusterState } from './cluster.js';
 import type { DetectorState } from './filter.js';
 import { IngestFold, MAX_INVALID_SAMPLES, type FoldSegment, type FoldSettings, type InvalidLine, type LineCounts } from './ingest-fold.js';
 
-/** The end of a large file, to be folded apart (by a worker thread) from byte `offset` to its end. */
+/** A large file whose end is to be folded apart (by a worker thread); where from comes with RangeStart. */
 export interface RangeRequest {
   absolute: string;
-  offset: number;
   segment: FoldSegment;
   settings: FoldSettings;
   maxLineBytes: number;
@@ -34,19 +33,20 @@ export interface PartialFold {
  */
 const RANGE_MAX_SIGNATURES = 1024;
 
-/** What the lines before a range settled: tools' slow thresholds and full clusters' signatures. */
+/** Where a range starts (a line start), and what the lines before it settled: tools' slow thresholds and full clusters' signatures. */
 export interface RangeStart {
+  offset: number;
   thresholds: Record<string, number>;
   signatures: Record<string, string[]>;
 }
 
 /** What `fold` has settled so far, for the fold of the lines after it. */
-export function settledBy(fold: IngestFold): RangeStart {
+export function settledBy(fold: IngestFold): Omit<RangeStart, 'offset'> {
   return { thresholds: fold.detector.thresholds(), signatures: fold.builder.fullSignatureSets() };
 }
 
 /** A fold for the end of a file, not knowing the lines before it except what they settled. */
-export function rangeFold(request: RangeRequest, start: RangeStart, maxSignatures = RANGE_MAX_SIGNATURES): IngestFold {
+export function rangeFold(request: RangeRequest, start: Omit<RangeStart, 'offset'>, maxSignatures = RANGE_MAX_SIGNATURES): IngestFold {
   return new IngestFold(request.settings, request.baselines, { deferUnsettled: true, maxSignatures, hashOverflowSignatures: true, known: start.thresholds, settledSignatures: start.signatures });
 }
 

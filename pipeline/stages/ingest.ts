@@ -5,7 +5,7 @@ import type { Cursor, State } from '../memory/state.js';
 import { checkEventTime, parseTimestamp } from '../telemetry/event.js';
 import type { Cluster } from './cluster.js';
 import { IngestFold, type InvalidLine, type LineCounts } from './ingest-fold.js';
-import { mergePartial, settledBy } from './ingest-merge.js';
+import { readSplit, worthSplitting } from './ingest-split.js';
 import type { UsageSummary } from '../telemetry/usage.js';
 
 export type { InvalidLine, LineCounts } from './ingest-fold.js';
@@ -73,14 +73,14 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
         const options = { maxLineBytes: settings.max_line_bytes, ...(segment.final ? { final: true } : {}), ...(end !== undefined ? { end } : {}), ...(onProgress ? { onProgress } : {}) };
         return ctx.fs.readLines(segment.absolute, from, options, (line) => fold.line(line, segment));
       };
+      // The night's last file, when large, is read by two threads (ingest-split.ts).
       const last = segment === plans.at(-1)?.segments.at(-1);
-      const split = last ? await splitPoint(segment, ctx) : null;
-      if (split === null) {
-        consumed = await read(segment.offset);
+      if (last && !segment.final && (await worthSplitting(segment.absolute, segment.offset, ctx))) {
+        const split = await readSplit(segment, fold, input.state.baselines, ctx, read, (bytes) => (workerBytes = bytes));
+        consumed = split.consumed;
+        if (split.split_at !== null) parallel = { file: segment.file, split_at: split.split_at, merged: split.merged };
       } else {
-        const merged = await readSplit(segment, split, fold, input.state.baselines, ctx, read, (bytes) => (workerBytes = bytes));
-        consumed = merged.consumed;
-        parallel = { file: segment.file, split_at: split, merged: merged.merged };
+        consumed = await read(segment.offset);
       }
       doneBefore += Math.max(0, consumed - segment.offset);
     }
@@ -109,62 +109,6 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
   };
 }
 
-/** At most this much of a split segment is folded before the worker gets the thresholds it settled. */
-const PRELUDE_MAX_BYTES = 1 << 20;
-
-/**
- * Where to split the night's last segment between this thread and a worker: the start of the first line
- * after its middle. Null when it is not worth it (small, no worker) or there is no line start to split at.
- */
-async function splitPoint(segment: Segment, ctx: RunContext): Promise<number | null> {
-  const minBytes = ctx.settings.ingest_worker_min_mb * 1024 * 1024;
-  if (!ctx.rangeFolder || minBytes <= 0 || segment.final) return null;
-  const size = (await ctx.fs.identify(segment.absolute))?.size ?? 0;
-  if (size - segment.offset < minBytes) return null;
-  const middle = segment.offset + Math.floor((size - segment.offset) / 2);
-  const probe = (await ctx.fs.readRange(segment.absolute, middle, 1 << 20)) ?? Buffer.alloc(0);
-  const newline = probe.indexOf(0x0a);
-  return newline === -1 ? null : middle + newline + 1;
-}
-
-/**
- * Folds a large segment in two: a worker folds [split, end of file) while this thread folds a prelude
- * (which settles most tools' slow thresholds and busy clusters' signatures, handed to the worker), then the rest up to `split`. The
- * worker's fold is merged in, giving exactly what one fold in order gives; if it cannot be (a cap was
- * reached) or the worker failed, this thread folds the worker's part itself. Returns the cursor offset.
- */
-async function readSplit(
-  segment: Segment,
-  split: number,
-  fold: IngestFold,
-  baselines: State['baselines'],
-  ctx: RunContext,
-  read: (from: number, end?: number) => Promise<number>,
-  onWorkerProgress: (bytes: number) => void,
-): Promise<{ consumed: number; merged: boolean }> {
-  const { settings } = ctx;
-  const job = ctx.rangeFolder!.start({
-    absolute: segment.absolute,
-    offset: split,
-    segment: { file: segment.file, cutoff: segment.cutoff },
-    settings: { sample_size: settings.sample_size, max_clusters: settings.max_clusters, slow_factor: settings.slow_factor, baseline_min_samples: settings.baseline_min_samples, slow_min_ms: settings.slow_min_ms },
-    maxLineBytes: settings.max_line_bytes,
-    baselines,
-  }, onWorkerProgress);
-  try {
-    const afterPrelude = await read(segment.offset, segment.offset + Math.min(PRELUDE_MAX_BYTES, Math.floor((split - segment.offset) / 8)));
-    job.go(settledBy(fold));
-    const mine = await read(afterPrelude, split);
-    // The file changed under us (truncated): fold what is there, in order, here.
-    if (mine !== split) return { consumed: await read(mine), merged: false };
-    const partial = await job.result;
-    if (partial !== null && mergePartial(fold, partial)) return { consumed: partial.consumed, merged: true };
-    return { consumed: await read(split), merged: false };
-  } finally {
-    job.cancel();
-  }
-}
-
 /** A file of mostly invalid lines is usually the wrong file (a transcript, another format): say so. */
 function noticeMostlyInvalid(file: string, valid: number, invalid: number, notices: string[]): void {
   if (invalid > 0 && invalid >= valid) {
@@ -173,7 +117,7 @@ function noticeMostlyInvalid(file: string, valid: number, invalid: number, notic
 }
 
 /** A stretch of one file to read: from a byte offset, keeping only events after `cutoff` (epoch ms). */
-interface Segment {
+export interface Segment {
   absolute: string;
   file: string;
   offset: number;

@@ -70,7 +70,7 @@ describe('a night folded in two parts and merged equals one fold in order', () =
         const prelude = Math.floor(preludeAt * split);
         const main = new IngestFold(settings, baselines);
         for (const line of lines.slice(0, prelude)) main.line(line, segment);
-        const request: RangeRequest = { absolute: '/unused', offset: lines[split]?.offset ?? 0, segment, settings, maxLineBytes: 4096, baselines };
+        const request: RangeRequest = { absolute: '/unused', segment, settings, maxLineBytes: 4096, baselines };
         // Few signatures kept by text (64, not 1,024), so the ones past it are counted by hash too.
         const worker = rangeFold(request, settledBy(main), smallWorkerCap ? 64 : undefined);
         for (const line of lines.slice(split)) worker.line(line, segment);
@@ -99,7 +99,7 @@ describe('a night folded in two parts and merged equals one fold in order', () =
       for (const line of lines) whole.line(line, segment);
       const split = lines.length >> 1;
       const main = new IngestFold(settings, {});
-      const worker = rangeFold({ absolute: '/unused', offset: lines[split]!.offset, segment, settings, maxLineBytes: 4096, baselines: {} }, settledBy(main), 64);
+      const worker = rangeFold({ absolute: '/unused', segment, settings, maxLineBytes: 4096, baselines: {} }, settledBy(main), 64);
       for (const line of lines.slice(split)) worker.line(line, segment);
       for (const line of lines.slice(0, split)) main.line(line, segment);
       expect(mergePartial(main, structuredClone(toPartial(worker, 0)))).toBe(true);
@@ -115,7 +115,7 @@ describe('a night folded in two parts and merged equals one fold in order', () =
     const main = new IngestFold(settings, {});
     main.line(lines[0]!, segment);
     main.line(lines[1]!, segment);
-    const worker = rangeFold({ absolute: '/unused', offset: 0, segment, settings, maxLineBytes: 4096, baselines: {} }, { thresholds: {}, signatures: {} });
+    const worker = rangeFold({ absolute: '/unused', segment, settings, maxLineBytes: 4096, baselines: {} }, { thresholds: {}, signatures: {} });
     worker.line(lines[2]!, segment);
     const before = structuredClone(outcome(main));
     const again = new IngestFold(settings, {});

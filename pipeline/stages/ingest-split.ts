@@ -1,0 +1,74 @@
+import type { RunContext } from '../context.js';
+import type { State } from '../memory/state.js';
+import type { IngestFold } from './ingest-fold.js';
+import { mergePartial, settledBy } from './ingest-merge.js';
+import type { Segment } from './ingest.js';
+
+/** The prelude is read in steps of this size until the worker is ready (at least one step). */
+const PRELUDE_STEP_BYTES = 1 << 20;
+/** A worker slower to start than this much reading gets what the prelude settled by then. */
+const PRELUDE_MAX_BYTES = 16 << 20;
+
+/** Whether a segment is large enough (ingest_worker_min_mb) to be split, and there is a worker to split with. */
+export async function worthSplitting(absolute: string, offset: number, ctx: RunContext): Promise<boolean> {
+  const minBytes = ctx.settings.ingest_worker_min_mb * 1024 * 1024;
+  if (!ctx.rangeFolder || minBytes <= 0) return false;
+  const size = (await ctx.fs.identify(absolute))?.size ?? 0;
+  return size - offset >= minBytes;
+}
+
+/**
+ * Folds a large segment with two threads. A worker is started at once; while it loads, this thread
+ * folds a prelude (which settles most tools' slow thresholds and busy clusters' signatures). Then the
+ * rest is split at the line start nearest its middle: the worker folds from there to the end of the file,
+ * given what the prelude settled, while this thread folds up to the split. The worker's fold is merged
+ * in, giving exactly what one fold in order gives; if it cannot be (a cap was reached) or the worker
+ * failed, this thread folds the worker's part itself. Returns the cursor offset and where it split.
+ */
+export async function readSplit(
+  segment: Segment,
+  fold: IngestFold,
+  baselines: State['baselines'],
+  ctx: RunContext,
+  read: (from: number, end?: number) => Promise<number>,
+  onWorkerProgress: (bytes: number) => void,
+): Promise<{ consumed: number; split_at: number | null; merged: boolean }> {
+  const { settings } = ctx;
+  const job = ctx.rangeFolder!.start({
+    absolute: segment.absolute,
+    segment: { file: segment.file, cutoff: segment.cutoff },
+    settings: { sample_size: settings.sample_size, max_clusters: settings.max_clusters, slow_factor: settings.slow_factor, baseline_min_samples: settings.baseline_min_samples, slow_min_ms: settings.slow_min_ms },
+    maxLineBytes: settings.max_line_bytes,
+    baselines,
+  }, onWorkerProgress);
+  try {
+    let position = segment.offset;
+    for (;;) {
+      const next = await read(position, position + PRELUDE_STEP_BYTES);
+      const stuck = next === position;
+      position = next;
+      if (stuck || job.ready() || position - segment.offset >= PRELUDE_MAX_BYTES) break;
+    }
+    const split = await lineStartAfterMiddle(segment.absolute, position, ctx);
+    if (split === null) return { consumed: await read(position), split_at: null, merged: false };
+    job.go({ offset: split, ...settledBy(fold) });
+    const mine = await read(position, split);
+    // The file changed under us (truncated): fold what is there, in order, here.
+    if (mine !== split) return { consumed: await read(mine), split_at: split, merged: false };
+    const partial = await job.result;
+    if (partial !== null && mergePartial(fold, partial)) return { consumed: partial.consumed, split_at: split, merged: true };
+    return { consumed: await read(split), split_at: split, merged: false };
+  } finally {
+    job.cancel();
+  }
+}
+
+/** The start of the first line after the middle of [from, end of file), or null if there is none. */
+async function lineStartAfterMiddle(absolute: string, from: number, ctx: RunContext): Promise<number | null> {
+  const size = (await ctx.fs.identify(absolute))?.size ?? 0;
+  if (size <= from) return null;
+  const middle = from + Math.floor((size - from) / 2);
+  const probe = (await ctx.fs.readRange(absolute, middle, 1 << 20)) ?? Buffer.alloc(0);
+  const newline = probe.indexOf(0x0a);
+  return newline === -1 ? null : middle + newline + 1;
+}
