@@ -34,7 +34,8 @@ export function signatureOf(message: string | undefined): string | null {
 export function signatureKey(message: string | undefined): string | null {
   if (!message) return null;
   const text = message.includes('tool_use_error>') ? message.replace(/<\/?tool_use_error>/g, '') : message;
-  const lines = text.includes('\n') ? text.split(/\r?\n/) : [text];
+  // Split on \n alone: the \r of a CRLF is trimmed with the rest of the line's edges.
+  const lines = text.includes('\n') ? text.split('\n') : [text];
   // The last exception line, else the first line with an error word, else the first line; noise never
   // counts. Noise is checked only on a line that would be chosen (it is the costly test).
   const chosen = pick(lines, EXCEPTION_LINE, true) ?? pick(lines, ERROR_WORDS, false) ?? pick(lines, null, false);
@@ -81,10 +82,41 @@ export function commonPrefix(signatures: string[]): string | null {
   return length >= 3 ? `${first.slice(0, length).join(' ')} …` : null;
 }
 
+/**
+ * Ids and long hex become <id> and <hex>, whitespace one space. Each replace runs only when a cheap test
+ * says it can change something: most lines have neither, and a replace copies the line.
+ */
 function maskIds(line: string): string {
-  return line
-    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<id>')
-    .replace(/\b[0-9a-f]{12,}\b/gi, '<hex>')
-    .replace(/\s+/g, ' ');
+  let out = line;
+  if (hasHexRun(out)) out = out.replace(UUID, '<id>').replace(LONG_HEX, '<hex>');
+  if (mayHaveOddSpace(out)) out = out.replace(/\s+/g, ' ');
+  return out;
 }
+
+/** Eight hex digits in a row (both a UUID and a long hex word have them); control characters count too. */
+function hasHexRun(text: string): boolean {
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i) | 0x20;
+    if ((c >= 48 && c <= 57) || (c >= 97 && c <= 102)) {
+      if (++run >= 8) return true;
+    } else {
+      run = 0;
+    }
+  }
+  return false;
+}
+
+/** Two spaces in a row, an ASCII whitespace other than a space, or any non-ASCII (Unicode spaces). */
+function mayHaveOddSpace(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32 ? text.charCodeAt(i + 1) === 32 : c < 32 || c >= 127) return true;
+  }
+  return false;
+}
+
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+const LONG_HEX = /\b[0-9a-f]{12,}\b/gi;
+
 
