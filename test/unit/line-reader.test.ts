@@ -80,5 +80,11 @@ describe('readLines', () => {
     expect(await upTo(10)).toEqual({ out: ['one', 'two'], consumed: 8 });
     expect(await upTo(0)).toEqual({ out: [], consumed: 0 });
   });
+
+  it('decodes invalid UTF-8 exactly as Buffer.toString does (replacement characters)', async () => {
+    const bad = Buffer.from([0x7b, 0xff, 0xfe, 0x61, 0xe2, 0x82, 0x7d, 0xf0, 0x9f, 0x98, 0x80]);
+    const { out } = await collect(file(Buffer.concat([bad, Buffer.from('\n')])));
+    expect(out.map((l) => l.text)).toEqual([bad.toString('utf8')]);
+  });
 });
 
