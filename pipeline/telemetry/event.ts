@@ -62,10 +62,10 @@ export function parseTimestamp(value: unknown): number | null {
   return Number.isNaN(ms) ? null : ms;
 }
 
-/** Epoch ms of each day (`YYYY-MM-DD`) seen lately, as Date.parse computes it (quirks included). */
-const DAY_MS = new Map<string, number>();
+/** Epoch ms of each day seen lately (key YYYYMMDD), as Date.parse computes it (quirks included). */
+const DAY_MS = new Map<number, number>();
 /** Consecutive events mostly share their day (two variables, not an object: no allocation per line). */
-let lastDayText = '';
+let lastDayKey = -1;
 let lastDayMs = 0;
 
 /**
@@ -75,48 +75,36 @@ let lastDayMs = 0;
  */
 function canonicalUtc(s: string): number | null {
   const n = s.length;
-  if ((n !== 24 && n !== 20) || s.charCodeAt(10) !== 84 /* T */ || s.charCodeAt(n - 1) !== 90 /* Z */) return null;
-  if (s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58 || (n === 24 && s.charCodeAt(19) !== 46)) return null;
-  const h = two(s, 11);
-  const m = two(s, 14);
-  const sec = two(s, 17);
-  if (h < 0 || h > 23 || m < 0 || m > 59 || sec < 0 || sec > 59) return null;
-  let ms = 0;
-  if (n === 24) {
-    const hundreds = digit(s, 20);
-    const rest = two(s, 21);
-    if (hundreds < 0 || rest < 0) return null;
-    ms = hundreds * 100 + rest;
-  }
-  let day: number | undefined;
-  let dayText: string;
-  if (lastDayText !== '' && s.startsWith(lastDayText)) {
-    dayText = lastDayText;
+  if ((n !== 24 && n !== 20) || s.charCodeAt(n - 1) !== 90 /* Z */ || s.charCodeAt(10) !== 84 /* T */) return null;
+  if (s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58 || (n === 24 && s.charCodeAt(19) !== 46)) return null;
+  // Digits are read without a branch each: any non-digit makes `bad` negative.
+  let bad = 0;
+  const at = (i: number): number => {
+    const v = s.charCodeAt(i) - 48;
+    bad |= v | (9 - v);
+    return v;
+  };
+  const year = at(0) * 1000 + at(1) * 100 + at(2) * 10 + at(3);
+  const month = at(5) * 10 + at(6);
+  const date = at(8) * 10 + at(9);
+  const h = at(11) * 10 + at(12);
+  const m = at(14) * 10 + at(15);
+  const sec = at(17) * 10 + at(18);
+  const ms = n === 24 ? at(20) * 100 + at(21) * 10 + at(22) : 0;
+  if (bad < 0 || h > 23 || m > 59 || sec > 59) return null;
+  const key = year * 10_000 + month * 100 + date;
+  let day: number;
+  if (key === lastDayKey) {
     day = lastDayMs;
   } else {
-    dayText = s.slice(0, 10);
-    day = DAY_MS.get(dayText);
-  }
-  if (day === undefined) {
-    day = Date.parse(`${dayText}T00:00:00Z`);
+    day = DAY_MS.get(key) ?? Date.parse(`${s.slice(0, 10)}T00:00:00Z`);
     if (DAY_MS.size >= 4096) DAY_MS.clear();
-    DAY_MS.set(dayText, day);
+    DAY_MS.set(key, day);
+    lastDayKey = key;
+    lastDayMs = day;
   }
-  lastDayText = dayText;
-  lastDayMs = day;
   if (Number.isNaN(day)) return null;
   return day + ((h * 60 + m) * 60 + sec) * 1000 + ms;
-}
-
-function digit(s: string, i: number): number {
-  const c = s.charCodeAt(i) - 48;
-  return c >= 0 && c <= 9 ? c : -1;
-}
-
-function two(s: string, i: number): number {
-  const a = digit(s, i);
-  const b = digit(s, i + 1);
-  return a < 0 || b < 0 ? -1 : a * 10 + b;
 }
 
 function optionalString(value: unknown): boolean {

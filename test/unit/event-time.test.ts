@@ -21,6 +21,20 @@ describe('parseTimestamp', () => {
     );
   });
 
+  it('agrees with Date.parse when any one character of a canonical timestamp is replaced', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 4_000_000_000_000 }), fc.boolean(), fc.nat(), fc.constantFrom('/', 'a', ' ', '+', '-', ':', '.', 'T', 'Z', '0', '9', '\u0663', '\u00a0'), (ms, withMs, position, char) => {
+        const canonical = new Date(ms).toISOString();
+        const base = withMs ? canonical : `${canonical.slice(0, 19)}Z`;
+        const at = position % base.length;
+        const text = base.slice(0, at) + char + base.slice(at + 1);
+        const expected = Date.parse(text);
+        expect(parseTimestamp(text)).toBe(Number.isNaN(expected) ? null : expected);
+      }),
+      { numRuns: 5000, seed: 11 },
+    );
+  });
+
   it('still reads other ISO shapes and epoch numbers, and refuses what is not a time', () => {
     expect(parseTimestamp('2026-11-20T10:00:00.000+01:00')).toBe(Date.parse('2026-11-20T09:00:00.000Z'));
     expect(parseTimestamp('2026-11-20T10:00:00.12345Z')).toBe(Date.parse('2026-11-20T10:00:00.123Z'));
