@@ -63,6 +63,9 @@ export interface DetectorState {
   overflowed: boolean;
 }
 
+/** Raw tool names remembered (a hostile log may invent many; past this they are cleaned every time). */
+const MAX_RAW_NAMES = 10_000;
+
 /** Calls a deferred detector may keep; past this the fold of that part is redone in order. */
 const MAX_DEFERRED = 20_000;
 
@@ -77,6 +80,8 @@ const MAX_BASELINE_WEIGHT = 10_000;
  */
 export class SlowDetector {
   private readonly tools = new Map<string, ToolTally>();
+  /** Raw tool name (as logged) -> its tally: one lookup per call instead of cleaning then looking up. */
+  private readonly byRawName = new Map<string, ToolTally>();
   private deferred = 0;
   private overflowed = false;
 
@@ -89,7 +94,11 @@ export class SlowDetector {
 
   /** One success, at `offset` in `file` (the reference is built only for calls that are kept). */
   observe(event: TelemetryEvent, ts: number, file: string, offset: number): void {
-    const tally = this.tally(this.toolName(event.tool_name));
+    let tally = this.byRawName.get(event.tool_name);
+    if (tally === undefined) {
+      tally = this.tally(this.toolName(event.tool_name));
+      if (this.byRawName.size < MAX_RAW_NAMES) this.byRawName.set(event.tool_name, tally);
+    }
     if (tally.baseline === null && this.options.deferUnsettled) return this.defer(tally, { event, ts, ref: { file, offset } });
     tally.sum += event.duration_ms;
     tally.count += 1;

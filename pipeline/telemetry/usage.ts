@@ -16,13 +16,14 @@ const MAX_KEYS = 10_000;
  * are not counted (a flood of invented tool names or ids must not grow memory).
  */
 export class UsageCounter {
-  private readonly tools = new Map<string, number>();
+  /** Tool name -> its call count, in a box so a call costs one lookup. */
+  private readonly tools = new Map<string, { calls: number }>();
   private readonly refs = new Map<string, { count: number; last: number }>();
 
   add(event: TelemetryEvent, ts: number): void {
-    const calls = this.tools.get(event.tool_name);
-    if (calls !== undefined) this.tools.set(event.tool_name, calls + 1);
-    else if (this.tools.size < MAX_KEYS) this.tools.set(event.tool_name, 1);
+    const tool = this.tools.get(event.tool_name);
+    if (tool !== undefined) tool.calls += 1;
+    else if (this.tools.size < MAX_KEYS) this.tools.set(event.tool_name, { calls: 1 });
     const refs = event.memory_refs;
     if (refs === undefined) return;
     for (const id of refs) {
@@ -39,7 +40,7 @@ export class UsageCounter {
 
   /** Plain data for another thread, in first-seen order. */
   toState(): UsageState {
-    return { tools: [...this.tools], refs: [...this.refs].map(([id, seen]) => [id, { ...seen }]) };
+    return { tools: [...this.tools].map(([name, tool]) => [name, tool.calls]), refs: [...this.refs].map(([id, seen]) => [id, { ...seen }]) };
   }
 
   /**
@@ -51,7 +52,11 @@ export class UsageCounter {
   }
 
   merge(other: UsageState): void {
-    for (const [name, calls] of other.tools) this.tools.set(name, (this.tools.get(name) ?? 0) + calls);
+    for (const [name, calls] of other.tools) {
+      const tool = this.tools.get(name);
+      if (tool) tool.calls += calls;
+      else this.tools.set(name, { calls });
+    }
     for (const [id, seen] of other.refs) {
       const mine = this.refs.get(id);
       if (mine) {
@@ -66,9 +71,9 @@ export class UsageCounter {
   /** Tool names go through the same cleaner as clusters, so they match the ledger's tool_name. */
   finish(cleanToolName: (name: string) => string): UsageSummary {
     const tools: Record<string, number> = {};
-    for (const [name, count] of this.tools) {
+    for (const [name, { calls }] of this.tools) {
       const clean = cleanToolName(name);
-      tools[clean] = (tools[clean] ?? 0) + count;
+      tools[clean] = (tools[clean] ?? 0) + calls;
     }
     const refs: UsageSummary['refs'] = {};
     for (const [id, seen] of [...this.refs].sort(([a], [b]) => (a < b ? -1 : 1))) refs[id] = { count: seen.count, last: new Date(seen.last).toISOString() };
