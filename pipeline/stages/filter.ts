@@ -63,6 +63,9 @@ export interface DetectorState {
   overflowed: boolean;
 }
 
+/** Distinct tools judged per night, and baselines kept in state: beyond it a log is broken or hostile. */
+const MAX_TOOLS = 10_000;
+
 /** Raw tool names remembered (a hostile log may invent many; past this they are cleaned every time). */
 const MAX_RAW_NAMES = 10_000;
 
@@ -84,6 +87,8 @@ export class SlowDetector {
   private readonly byRawName = new Map<string, ToolTally>();
   private deferred = 0;
   private overflowed = false;
+  /** Successes of tools beyond MAX_TOOLS tonight: counted, never judged (a hostile or broken log). */
+  untracked = 0;
 
   constructor(
     private readonly baselines: Record<string, Baseline>,
@@ -96,7 +101,12 @@ export class SlowDetector {
   observe(event: TelemetryEvent, ts: number, file: string, offset: number): void {
     let tally = this.byRawName.get(event.tool_name);
     if (tally === undefined) {
-      tally = this.tally(this.toolName(event.tool_name));
+      const found = this.tally(this.toolName(event.tool_name));
+      if (found === null) {
+        this.untracked += 1;
+        return;
+      }
+      tally = found;
       if (this.byRawName.size < MAX_RAW_NAMES) this.byRawName.set(event.tool_name, tally);
     }
     if (tally.baseline === null && this.options.deferUnsettled) return this.defer(tally, { event, ts, ref: { file, offset } });
@@ -133,6 +143,7 @@ export class SlowDetector {
   absorb(state: DetectorState): void {
     for (const { tool, sum, count, warmup, late } of state.tools) {
       const tally = this.tally(tool);
+      if (tally === null) throw new Error(`internal: absorbed past ${MAX_TOOLS} tools (canAbsorb was not asked)`);
       tally.sum += sum;
       tally.count += count;
       for (const call of warmup) this.observeCall(tally, call);
@@ -143,7 +154,18 @@ export class SlowDetector {
     }
   }
 
-  /** Judges tools still warming up (if they reached enough samples) and returns the new baselines. */
+  /** Whether `absorb(state)` gives exactly what one detector would: not past MAX_TOOLS, where order decides. */
+  canAbsorb(state: DetectorState): boolean {
+    if (state.overflowed || this.untracked > 0) return false;
+    const tools = new Set(this.tools.keys());
+    for (const { tool } of state.tools) tools.add(tool);
+    return tools.size <= MAX_TOOLS;
+  }
+
+  /**
+   * Judges tools still warming up (if they reached enough samples) and returns the new baselines: at most
+   * MAX_TOOLS of them, the most used first, so state.json stays small whatever the log holds.
+   */
   finish(): Record<string, Baseline> {
     const next: Record<string, Baseline> = { ...this.baselines };
     for (const [tool, tally] of this.tools) {
@@ -153,7 +175,10 @@ export class SlowDetector {
       const mean = (previous.mean_ms * previous.count + tally.sum) / count;
       next[tool] = { mean_ms: Math.round(mean * 100) / 100, count: Math.min(count, MAX_BASELINE_WEIGHT) };
     }
-    return next;
+    const tools = Object.keys(next);
+    if (tools.length <= MAX_TOOLS) return next;
+    const kept = tools.sort((a, b) => next[b]!.count - next[a]!.count || (a < b ? -1 : 1)).slice(0, MAX_TOOLS);
+    return Object.fromEntries(kept.sort().map((tool) => [tool, next[tool]!]));
   }
 
   private observeCall(tally: ToolTally, call: Call): void {
@@ -180,9 +205,11 @@ export class SlowDetector {
     tally.late.push(call);
   }
 
-  private tally(tool: string): ToolTally {
+  /** The tool's tally, opened on first use; null past MAX_TOOLS distinct tools tonight. */
+  private tally(tool: string): ToolTally | null {
     let tally = this.tools.get(tool);
     if (!tally) {
+      if (this.tools.size >= MAX_TOOLS) return null;
       const persisted = this.baselines[tool];
       const trusted = persisted && persisted.count >= this.options.minSamples ? persisted.mean_ms : null;
       const known = this.options.known && Object.hasOwn(this.options.known, tool) ? this.options.known[tool]! : null;

@@ -72,7 +72,7 @@ export function toPartial(fold: IngestFold, consumed: number): PartialFold {
  */
 export function mergePartial(fold: IngestFold, partial: PartialFold): boolean {
   const deferredSlowKeys = partial.detector.tools.filter((t) => t.warmup.length > 0).map((t) => `slow\u0000${t.tool}\u0000`);
-  if (partial.detector.overflowed) return false;
+  if (!fold.detector.canAbsorb(partial.detector)) return false;
   if (!fold.usage.canMerge(partial.usage)) return false;
   if (!fold.builder.canMerge(partial.clusters, partial.overflow, deferredSlowKeys)) return false;
   const { lines } = fold;

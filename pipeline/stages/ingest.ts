@@ -92,6 +92,9 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
   ctx.progress?.finish();
   const { builder } = fold;
   const baselines = fold.detector.finish();
+  if (fold.detector.untracked > 0) {
+    notices.push(`${fold.detector.untracked} successful calls of tools beyond the first 10,000 tool names were not checked for slowness: a night with this many tool names looks like a broken log or an attack.`);
+  }
   if (builder.overflow > 0) {
     notices.push(`${builder.overflow} events belonged to clusters beyond max_clusters (${settings.max_clusters}) and were not clustered: a night with this many distinct patterns looks like a broken log or an attack.`);
   }

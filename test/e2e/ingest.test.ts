@@ -160,4 +160,15 @@ describe('status and config', () => {
     expect(json.data.llm).toMatchObject({ synthesizer: 'offline', calls: 0 });
     expect(json.data.proposals[0].text).toContain('git_push failed 3 times');
   });
+
+  it('a log that invents a tool name per call: 10,000 are judged, the rest counted and named in a notice, state stays small', async () => {
+    const calls = Array.from({ length: 10_050 }, (_, i) => event({ tool_name: `tool_${i}` }));
+    const dir = makeDir({ 'logs/telemetry.jsonl': lines(...calls) });
+    const { json } = await cli(dir, ['run', '--no-commit']);
+    expect(json.data.lines).toMatchObject({ read: 10_050, valid: 10_050 });
+    expect(json.data.notices.join(' ')).toContain('50 successful calls of tools beyond the first 10,000 tool names were not checked');
+    const state = JSON.parse(readFileSync(join(dir, '.sleep-cycle/state.json'), 'utf8'));
+    expect(Object.keys(state.baselines)).toHaveLength(10_000);
+  });
 });
+

@@ -37,4 +37,22 @@ describe('filter', () => {
     expect(judge([100, 900, 100]).slow).toEqual([]);
     expect(judge([100, 300], { npm_test: { mean_ms: 100, count: 50 } }, { slowFactor: 2, minSamples: 10, minMs: 1000 }).slow).toEqual([]);
   });
+
+  it('judges at most 10,000 distinct tools a night and keeps at most 10,000 baselines: a log that invents tool names cannot grow memory or state', () => {
+    const slow: SlowCall[] = [];
+    const persisted = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`old_${i}`, { mean_ms: 100, count: 5 + (i % 3) }]));
+    const detector = new SlowDetector(persisted, { slowFactor: 2, minSamples: 1, minMs: 0 }, (found) => slow.push(found));
+    for (let i = 0; i < 10_005; i++) detector.observe(call(100, { tool_name: `new_${i}` }), i, 'f', i);
+    // Tool 10,001 and later: counted as untracked, never judged, never a tally.
+    detector.observe(call(9_000, { tool_name: 'new_10004' }), 1, 'f', 1);
+    detector.observe(call(9_000, { tool_name: 'new_0' }), 1, 'f', 1);
+    expect(detector.untracked).toBe(6);
+    expect(slow.map((s) => s.event.tool_name)).toEqual(['new_0']);
+    const next = detector.finish();
+    expect(Object.keys(next)).toHaveLength(10_000);
+    // The most used stay: the persisted ones with 7 and 6 samples before tonight's tools with 1 or 2.
+    expect(next['old_2']).toEqual({ mean_ms: 100, count: 7 });
+    expect(next['new_0']).toBeUndefined();
+  });
 });
+
