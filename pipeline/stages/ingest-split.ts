@@ -6,7 +6,7 @@ import type { Segment } from './ingest.js';
 
 /** The prelude is read in steps of this size until the worker is ready (at least one step). */
 const PRELUDE_STEP_BYTES = 1 << 20;
-/** A worker slower to start than this much reading gets what the prelude settled by then. */
+/** A worker slower to start than this much reading (or a quarter of the segment) gets what the prelude settled by then. */
 const PRELUDE_MAX_BYTES = 16 << 20;
 
 /** Whether a segment is large enough (ingest_worker_min_mb) to be split, and there is a worker to split with. */
@@ -42,12 +42,15 @@ export async function readSplit(
     baselines,
   }, onWorkerProgress);
   try {
+    const size = (await ctx.fs.identify(segment.absolute))?.size ?? 0;
+    const preludeMax = Math.min(PRELUDE_MAX_BYTES, Math.floor((size - segment.offset) / 4));
+    const step = Math.min(PRELUDE_STEP_BYTES, preludeMax);
     let position = segment.offset;
     for (;;) {
-      const next = await read(position, position + PRELUDE_STEP_BYTES);
+      const next = await read(position, position + step);
       const stuck = next === position;
       position = next;
-      if (stuck || job.ready() || position - segment.offset >= PRELUDE_MAX_BYTES) break;
+      if (stuck || job.ready() || position - segment.offset >= preludeMax) break;
     }
     const split = await lineStartAfterMiddle(segment.absolute, position, ctx);
     if (split === null) return { consumed: await read(position), split_at: null, merged: false };
