@@ -3,19 +3,9 @@
  * slow outliers, failures with as many distinct messages as asked, garbage, blanks and memory refs.
  * The same shape always gives the same text.
  */
-export const BASE = Date.parse('2026-11-01T00:00:00.000Z');
+import { prng } from './fuzz.js';
 
-/** mulberry32, so one fast-check integer seeds a whole log. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const BASE = Date.parse('2026-11-01T00:00:00.000Z');
 
 export interface LogShape {
   seed: number;
