@@ -20,7 +20,7 @@ export async function worthSplitting(absolute: string, offset: number, ctx: RunC
 /**
  * Folds a large segment with two threads. A worker is started at once; while it loads, this thread
  * folds a prelude (which settles most tools' slow thresholds and busy clusters' signatures). Then the
- * rest is split at the line start nearest its middle: the worker folds from there to the end of the file,
+ * rest is split at the first line start after its middle: the worker folds from there to the end of the file,
  * given what the prelude settled, while this thread folds up to the split. The worker's fold is merged
  * in, giving exactly what one fold in order gives; if it cannot be (a cap was reached) or the worker
  * failed, this thread folds the worker's part itself. Returns the cursor offset and where it split.
