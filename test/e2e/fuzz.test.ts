@@ -69,6 +69,8 @@ describe('garbage: seeded fuzz of the telemetry reader', () => {
       expect(result.expected.by_recipe[recipe], recipe).toBeGreaterThan(0);
     }
     expectExactCounts(result);
+    // 61 MB: above ingest_worker_min_mb, so a worker thread read the second half, and its fold merged.
+    expect(result.run.json.data.parallel_ingest).toMatchObject({ file: 'logs/telemetry.jsonl', merged: true });
   });
 
   it('counts exactly with a small max_line_bytes, where many lines straddle the limit', () => {
