@@ -54,6 +54,11 @@ export interface ClusterLimits {
   /** Distinct signatures counted per cluster, first come (default 32; a worker's fold keeps more). */
   maxSignatures?: number;
   /**
+   * Days kept per cluster, the newest (default: all). The gate only reads days inside window_days, so a
+   * log whose timestamps span years cannot grow a cluster with a day per event; `count` keeps them all.
+   */
+  daysKept?: number;
+  /**
    * Per cluster key, the signatures the lines before these already settled (their cluster was full):
    * only those are counted here, as one builder over all the lines would.
    */
@@ -164,6 +169,7 @@ export class ClusterBuilder {
     // Keyed by day number on the hot path; turned into YYYY-MM-DD once per cluster in finish().
     const day = Math.floor(ts / 86_400_000);
     acc.days.set(day, (acc.days.get(day) ?? 0) + 1);
+    if (acc.days.size > 2 * this.daysKept) keepNewestDays(acc.days, this.daysKept);
     if (baseline !== null) acc.baseline = baseline;
     this.sample(acc, event, ref, ts);
     if (kind === 'failure') this.countSignature(acc, signatureKey(event.error_message));
@@ -211,6 +217,7 @@ export class ClusterBuilder {
       acc.first = Math.min(acc.first, other.first);
       acc.last = Math.max(acc.last, other.last);
       for (const [day, n] of other.days) acc.days.set(day, (acc.days.get(day) ?? 0) + n);
+      if (acc.days.size > 2 * this.daysKept) keepNewestDays(acc.days, this.daysKept);
       if (other.baseline !== null) acc.baseline = other.baseline;
       // Bottom-k by priority; on equal priority the earlier line (this side) stays, as in add().
       acc.samples = [...acc.samples, ...other.samples].sort((a, b) => a.priority - b.priority).slice(0, this.limits.sampleSize);
@@ -268,7 +275,12 @@ export class ClusterBuilder {
 
   /** The clusters, sorted by id, with every stored message redacted. */
   finish(): Cluster[] {
+    for (const acc of this.clusters.values()) if (acc.days.size > this.daysKept) keepNewestDays(acc.days, this.daysKept);
     return [...this.clusters.values()].map(toCluster).sort((a, b) => (a.id < b.id ? -1 : 1));
+  }
+
+  private get daysKept(): number {
+    return this.limits.daysKept ?? Number.POSITIVE_INFINITY;
   }
 
   private sample(acc: Accumulator, event: TelemetryEvent, ref: EventRef, ts: number): void {
@@ -383,6 +395,15 @@ function topSignatures(signatures: Map<string, number>): Signature[] {
     .map(([text, count]) => ({ text, count }))
     .sort((a, b) => b.count - a.count || (a.text < b.text ? -1 : 1))
     .slice(0, 5);
+}
+
+/**
+ * Drops all but the `kept` newest days. Exact for those it keeps, whatever the order of events: a day
+ * dropped once had `kept` newer days, which stay, so it can never be among the newest again.
+ */
+function keepNewestDays(days: Map<number, number>, kept: number): void {
+  const newest = [...days.keys()].sort((a, b) => b - a);
+  for (const day of newest.slice(kept)) days.delete(day);
 }
 
 /**

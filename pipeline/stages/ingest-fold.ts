@@ -23,6 +23,7 @@ export interface InvalidLine {
 /** What the fold needs from the settings. */
 export interface FoldSettings {
   sample_size: number;
+  window_days: number;
   max_clusters: number;
   slow_factor: number;
   baseline_min_samples: number;
@@ -65,7 +66,8 @@ export class IngestFold {
   private latest: number | null = null;
 
   constructor(settings: FoldSettings, baselines: Record<string, Baseline>, options: FoldOptions = {}) {
-    const limits = { sampleSize: settings.sample_size, maxClusters: settings.max_clusters };
+    // Days beyond the window only count toward `count`; a margin keeps every day the gate may read.
+    const limits = { sampleSize: settings.sample_size, maxClusters: settings.max_clusters, daysKept: Math.ceil(settings.window_days) + 32 };
     this.builder = new ClusterBuilder({ ...limits, ...(options.maxSignatures ? { maxSignatures: options.maxSignatures } : {}), ...(options.settledSignatures ? { settledSignatures: options.settledSignatures } : {}), ...(options.hashOverflowSignatures ? { hashOverflowSignatures: true } : {}) }, this.toolName);
     this.detector = new SlowDetector(baselines, {
       slowFactor: settings.slow_factor,

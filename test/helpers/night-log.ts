@@ -18,6 +18,8 @@ export interface LogShape {
   /** Share of calls that fail (default 0.12), over this many error categories (default 3). */
   failRate?: number;
   categories?: number;
+  /** Time between lines (default 1 s): hours make a night span months. */
+  msPerLine?: number;
 }
 
 /** A night of telemetry: common and rare tools, slow outliers, failures, garbage, blanks, memory refs. */
@@ -32,7 +34,7 @@ export function makeLog(shape: LogShape): string {
   const total = tools.reduce((s, t) => s + t.weight, 0);
   const out: string[] = [];
   for (let i = 0; i < shape.lines; i++) {
-    const ts = new Date(BASE + i * 1000 + Math.floor(r() * 900)).toISOString();
+    const ts = new Date(BASE + i * (shape.msPerLine ?? 1000) + Math.floor(r() * 900)).toISOString();
     const roll = r();
     if (roll < 0.02) {
       out.push(['{"broken', '[1,2]', '{"timestamp":"x","tool_name":"Read"}', '   ', ''][Math.floor(r() * 5)]!);

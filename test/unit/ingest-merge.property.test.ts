@@ -37,6 +37,7 @@ function outcome(fold: IngestFold) {
 
 const settingsArb = fc.record({
   sample_size: fc.integer({ min: 1, max: 6 }),
+  window_days: fc.constantFrom(7, 2),
   max_clusters: fc.constantFrom(10_000, 12),
   slow_factor: fc.constantFrom(1.5, 2, 3),
   baseline_min_samples: fc.integer({ min: 1, max: 30 }),
@@ -50,6 +51,8 @@ const shapeArb = fc.record({
   inputVariety: fc.constantFrom(5, 3000),
   rareToolAt: fc.integer({ min: 0, max: 2500 }),
   failRate: fc.constantFrom(0.12, 0.6),
+  // Hours apart: a night spanning months, so clusters keep only their newest days.
+  msPerLine: fc.constantFrom(1000, 3 * 3_600_000),
   categories: fc.constantFrom(1, 3),
 });
 
@@ -91,7 +94,7 @@ describe('a night folded in two parts and merged equals one fold in order', () =
 
   it('counts the night\'s first signatures exactly even when the worker saw them only past its own cap', () => {
     // No prelude: the worker knows none of the night's signatures, keeps 64 by text, hashes the rest.
-    const settings: FoldSettings = { sample_size: 3, max_clusters: 10_000, slow_factor: 2, baseline_min_samples: 5, slow_min_ms: 0 };
+    const settings: FoldSettings = { sample_size: 3, window_days: 7, max_clusters: 10_000, slow_factor: 2, baseline_min_samples: 5, slow_min_ms: 0 };
     const segment: FoldSegment = { file: 'log', cutoff: null };
     for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
       const lines = splitLines(makeLog({ seed, lines: 4000, messageVariety: 3000, inputVariety: 10, rareToolAt: 4000, failRate: 0.7, categories: 1 }), 4096);
@@ -107,8 +110,30 @@ describe('a night folded in two parts and merged equals one fold in order', () =
     }
   });
 
+  it('keeps each cluster\'s newest days exactly when the night spans months', () => {
+    const settings: FoldSettings = { sample_size: 3, window_days: 2, max_clusters: 10_000, slow_factor: 2, baseline_min_samples: 5, slow_min_ms: 0 };
+    const segment: FoldSegment = { file: 'log', cutoff: null };
+    for (const seed of [1, 2, 3, 4]) {
+      const lines = splitLines(makeLog({ seed, lines: 3000, messageVariety: 20, inputVariety: 10, rareToolAt: 3000, failRate: 0.7, categories: 1, msPerLine: 3 * 3_600_000 }), 4096);
+      const whole = new IngestFold(settings, {});
+      for (const line of lines) whole.line(line, segment);
+      const split = (lines.length * seed) >> 3;
+      const main = new IngestFold(settings, {});
+      const worker = rangeFold({ absolute: '/unused', segment, settings, maxLineBytes: 4096, baselines: {} }, settledBy(main));
+      for (const line of lines.slice(split)) worker.line(line, segment);
+      for (const line of lines.slice(0, split)) main.line(line, segment);
+      expect(mergePartial(main, structuredClone(toPartial(worker, 0)))).toBe(true);
+      const clusters = outcome(main).clusters;
+      expect(clusters).toEqual(outcome(whole).clusters);
+      // 375 days of events; each cluster keeps its 34 newest (window_days + 32), and counts them all.
+      const busiest = clusters.reduce((a, b) => (a.count > b.count ? a : b));
+      expect(Object.keys(busiest.days)).toHaveLength(34);
+      expect(busiest.count).toBeGreaterThan(1000);
+    }
+  });
+
   it('refuses, changing nothing, when the two parts together pass max_clusters', () => {
-    const settings: FoldSettings = { sample_size: 3, max_clusters: 2, slow_factor: 2, baseline_min_samples: 2, slow_min_ms: 0 };
+    const settings: FoldSettings = { sample_size: 3, window_days: 7, max_clusters: 2, slow_factor: 2, baseline_min_samples: 2, slow_min_ms: 0 };
     const segment: FoldSegment = { file: 'log', cutoff: null };
     const event = (tool: string, exit: number) => JSON.stringify({ timestamp: new Date(BASE).toISOString(), tool_name: tool, input_hash: 'h', exit_code: exit, duration_ms: 5, error_message: 'boom' });
     const lines = splitLines(`${event('A', 1)}\n${event('B', 1)}\n${event('C', 1)}\n`, 4096);
