@@ -4,7 +4,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { rangeFold, toPartial, type RangeRequest, type RangeStart } from '../stages/ingest-merge.js';
-import { readLines } from './line-reader.js';
+import { readLines, type RawLine } from './line-reader.js';
 
 const PROGRESS_EVERY = 8 << 20;
 const request = workerData as RangeRequest;
@@ -18,7 +18,12 @@ port.once('message', (start: RangeStart) => {
     reported = bytes;
     port.postMessage({ progress: bytes });
   };
-  readLines(request.absolute, start.offset, { maxLineBytes: request.maxLineBytes, onProgress }, (line) => fold.line(line, request.segment)).then(
+  // Past a cap the fold cannot be merged: stop at once, and the main thread reads this part itself.
+  const foldLine = (line: RawLine) => {
+    fold.line(line, request.segment);
+    if (fold.reachedACap()) throw new Error('a cap was reached: this part is read in order by the main thread');
+  };
+  readLines(request.absolute, start.offset, { maxLineBytes: request.maxLineBytes, onProgress }, foldLine).then(
     (consumed) => port.postMessage({ partial: toPartial(fold, consumed) }),
     (error: unknown) => port.postMessage({ error: error instanceof Error ? error.message : String(error) }),
   );

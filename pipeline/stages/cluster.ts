@@ -135,6 +135,8 @@ export class ClusterBuilder {
   private readonly categories = new Map<string, string>();
   /** File name → its hash, for sample priorities (a night reads a few files). */
   private readonly fileHashes = new Map<string, number>();
+  /** Some cluster turned a signature away uncounted: this builder's state cannot be merged exactly. */
+  signaturesDropped = false;
   /** Signatures counted by hash so far (hashOverflowSignatures), over all clusters. */
   private hashedSignatures = 0;
   /** Events that would have opened a cluster past `maxClusters` (a pathological night). */
@@ -262,6 +264,7 @@ export class ClusterBuilder {
     const hashes = acc.signatureHashes;
     if (hashes === null) {
       acc.signaturesFull = true;
+      this.signaturesDropped = true;
       return;
     }
     const hash = signatureHash(signature);
@@ -270,7 +273,10 @@ export class ClusterBuilder {
     else if (this.hashedSignatures < MAX_HASHED_SIGNATURES) {
       this.hashedSignatures += 1;
       hashes.set(hash, 1);
-    } else acc.signaturesFull = true;
+    } else {
+      acc.signaturesFull = true;
+      this.signaturesDropped = true;
+    }
   }
 
   /** The clusters, sorted by id, with every stored message redacted. */

@@ -61,6 +61,8 @@ export interface DetectorState {
   tools: { tool: string; sum: number; count: number; warmup: Call[]; late: Call[] }[];
   /** More calls waited than MAX_DEFERRED: the state cannot be absorbed exactly. */
   overflowed: boolean;
+  /** Calls of tools past MAX_TOOLS, not judged: neither can it. */
+  untracked: number;
 }
 
 /** Distinct tools judged per night, and baselines kept in state: beyond it a log is broken or hostile. */
@@ -86,7 +88,8 @@ export class SlowDetector {
   /** Raw tool name (as logged) -> its tally: one lookup per call instead of cleaning then looking up. */
   private readonly byRawName = new Map<string, ToolTally>();
   private deferred = 0;
-  private overflowed = false;
+  /** More calls waited than MAX_DEFERRED (deferred mode): this detector can no longer be absorbed. */
+  overflowed = false;
   /** Successes of tools beyond MAX_TOOLS tonight: counted, never judged (a hostile or broken log). */
   untracked = 0;
 
@@ -132,6 +135,7 @@ export class SlowDetector {
     return {
       tools: [...this.tools].map(([tool, t]) => ({ tool, sum: t.sum, count: t.count, warmup: t.warmup, late: t.late })),
       overflowed: this.overflowed,
+      untracked: this.untracked,
     };
   }
 
@@ -156,7 +160,7 @@ export class SlowDetector {
 
   /** Whether `absorb(state)` gives exactly what one detector would: not past MAX_TOOLS, where order decides. */
   canAbsorb(state: DetectorState): boolean {
-    if (state.overflowed || this.untracked > 0) return false;
+    if (state.overflowed || state.untracked > 0 || this.untracked > 0) return false;
     const tools = new Set(this.tools.keys());
     for (const { tool } of state.tools) tools.add(tool);
     return tools.size <= MAX_TOOLS;

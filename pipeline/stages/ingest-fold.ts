@@ -115,6 +115,15 @@ export class IngestFold {
     if (latest !== null && (this.latest === null || latest > this.latest)) this.latest = latest;
   }
 
+  /**
+   * Whether a cap was reached (clusters, tools, waiting slow calls, signatures, usage names): past a cap
+   * the order of lines decides what is kept, so the fold of a file's end can no longer be merged and
+   * may as well stop.
+   */
+  reachedACap(): boolean {
+    return this.builder.overflow > 0 || this.builder.signaturesDropped || this.detector.untracked > 0 || this.detector.overflowed || this.usage.full;
+  }
+
   /** The latest valid event time since the previous call (null when none), and starts over. */
   takeLatest(): number | null {
     const latest = this.latest;

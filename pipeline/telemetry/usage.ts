@@ -38,6 +38,11 @@ export class UsageCounter {
     }
   }
 
+  /** A name or id was turned away at the cap. */
+  get full(): boolean {
+    return this.tools.size >= MAX_KEYS || this.refs.size >= MAX_KEYS;
+  }
+
   /** Plain data for another thread, in first-seen order. */
   toState(): UsageState {
     return { tools: [...this.tools].map(([name, tool]) => [name, tool.calls]), refs: [...this.refs].map(([id, seen]) => [id, { ...seen }]) };

@@ -54,5 +54,19 @@ describe('filter', () => {
     expect(next['old_2']).toEqual({ mean_ms: 100, count: 7 });
     expect(next['new_0']).toBeUndefined();
   });
+
+  it('a later part that left calls unjudged past 10,000 tools cannot be absorbed, even when the tool names agree', () => {
+    const options = { slowFactor: 2, minSamples: 1, minMs: 0 };
+    const first = new SlowDetector({}, options, () => {});
+    const later = new SlowDetector({}, { ...options, deferUnsettled: true }, () => {});
+    for (let i = 0; i < 10_000; i++) {
+      first.observe(call(100, { tool_name: `t_${i}` }), i, 'f', i);
+      later.observe(call(100, { tool_name: `t_${i}` }), i, 'f', i);
+    }
+    expect(first.canAbsorb(later.toState())).toBe(true);
+    later.observe(call(100, { tool_name: 'one_too_many' }), 1, 'f', 1);
+    expect(later.untracked).toBe(1);
+    expect(first.canAbsorb(later.toState())).toBe(false);
+  });
 });
 
