@@ -176,7 +176,11 @@ const asSteps = (text: string): unknown =>
     return { after_days: asNumber(days ?? ''), weight: asNumber(weight ?? '') };
   });
 
-const asNumber = (text: string): unknown => (text.trim() === '' ? text : Number(text));
+/** The number an environment variable holds; its text when it holds none, so an error can quote it. */
+const asNumber = (text: string): unknown => {
+  const value = Number(text);
+  return text.trim() === '' || Number.isNaN(value) ? text : value;
+};
 const asList = (text: string): unknown => text.split(',').map((item) => item.trim()).filter(Boolean);
 
 export const SETTINGS: Record<SettingKey, SettingSpec> = {

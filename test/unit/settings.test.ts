@@ -33,6 +33,8 @@ describe('settings', () => {
     ['slow_factor: fast\n', {}, 'slow_factor'],
     ['routing:\n  git_push: "../../etc"\n', {}, 'routing'],
     [undefined, { SLEEP_CYCLE_WINDOW_DAYS: 'week' }, 'SLEEP_CYCLE_WINDOW_DAYS'],
+    // The error quotes what was written, not NaN (which JSON shows as null).
+    [undefined, { SLEEP_CYCLE_INGEST_WORKER_MIN_MB: 'lots' }, 'found lots'],
     ['min_repeats: [\n', {}, 'not valid YAML'],
   ])('an invalid value is E_CONFIG naming it, never a silent default (%s %o)', (file, env, mention) => {
     const error = errorOf(() => resolve(file, env as Record<string, string>));
