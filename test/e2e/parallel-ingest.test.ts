@@ -1,4 +1,5 @@
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeDir, read, runCliProcess } from '../helpers/repo.js';
@@ -61,4 +62,24 @@ describe('a large night read by two threads', () => {
     expect(a.report).toBe(b.report);
     expect(a.state).toBe(b.state);
   });
+
+  it('after a rotation: the gzipped copy is finished first, then the new log is split; the same as one thread', () => {
+    const { split, single } = twin();
+    for (const dir of [split, single]) {
+      night(dir, '0');
+      const log = join(dir, 'logs/telemetry.jsonl');
+      appendFileSync(log, NEXT_NIGHT.slice(0, NEXT_NIGHT.indexOf('\n', 200_000) + 1));
+      writeFileSync(`${log}.1.gz`, gzipSync(readFileSync(log)));
+      rmSync(log);
+      writeFileSync(log, NEXT_NIGHT.replaceAll('2026-11-02T', '2026-11-03T'));
+    }
+    const a = night(split, '1');
+    const b = night(single, '0');
+    expect(a.parallel).toMatchObject({ file: 'logs/telemetry.jsonl', merged: true });
+    expect(a.data.notices.join(' ')).toContain('finished logs/telemetry.jsonl.1.gz from byte');
+    expect(a.data).toEqual(b.data);
+    expect(a.report).toBe(b.report);
+    expect(a.state).toBe(b.state);
+  });
 });
+
