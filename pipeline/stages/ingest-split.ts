@@ -9,12 +9,15 @@ const PRELUDE_STEP_BYTES = 1 << 20;
 /** A worker slower to start than this much reading (or a quarter of the segment) gets what the prelude settled by then. */
 const PRELUDE_MAX_BYTES = 16 << 20;
 
-/** Whether a segment is large enough (ingest_worker_min_mb) to be split, and there is a worker to split with. */
-export async function worthSplitting(absolute: string, offset: number, ctx: RunContext): Promise<boolean> {
+/**
+ * The size of the segment's file when the segment is worth splitting: at least ingest_worker_min_mb to
+ * read, and a worker to split with. Null otherwise.
+ */
+export async function splittableSize(absolute: string, offset: number, ctx: RunContext): Promise<number | null> {
   const minBytes = ctx.settings.ingest_worker_min_mb * 1024 * 1024;
-  if (!ctx.rangeFolder || minBytes <= 0) return false;
+  if (!ctx.rangeFolder || minBytes <= 0) return null;
   const size = (await ctx.fs.identify(absolute))?.size ?? 0;
-  return size - offset >= minBytes;
+  return size - offset >= minBytes ? size : null;
 }
 
 /**
@@ -27,6 +30,7 @@ export async function worthSplitting(absolute: string, offset: number, ctx: RunC
  */
 export async function readSplit(
   segment: Segment,
+  size: number,
   fold: IngestFold,
   baselines: State['baselines'],
   ctx: RunContext,
@@ -42,7 +46,6 @@ export async function readSplit(
     baselines,
   }, onWorkerProgress);
   try {
-    const size = (await ctx.fs.identify(segment.absolute))?.size ?? 0;
     const preludeMax = Math.min(PRELUDE_MAX_BYTES, Math.floor((size - segment.offset) / 4));
     const step = Math.min(PRELUDE_STEP_BYTES, preludeMax);
     let position = segment.offset;
@@ -52,7 +55,7 @@ export async function readSplit(
       position = next;
       if (stuck || job.ready() || position - segment.offset >= preludeMax) break;
     }
-    const split = await lineStartAfterMiddle(segment.absolute, position, ctx);
+    const split = await lineStartAfterMiddle(segment.absolute, position, size, ctx);
     if (split === null) return { consumed: await read(position), split_at: null, merged: false };
     job.go({ offset: split, ...settledBy(fold) });
     const mine = await read(position, split);
@@ -66,9 +69,8 @@ export async function readSplit(
   }
 }
 
-/** The start of the first line after the middle of [from, end of file), or null if there is none. */
-async function lineStartAfterMiddle(absolute: string, from: number, ctx: RunContext): Promise<number | null> {
-  const size = (await ctx.fs.identify(absolute))?.size ?? 0;
+/** The start of the first line after the middle of [from, size), or null if there is none. */
+async function lineStartAfterMiddle(absolute: string, from: number, size: number, ctx: RunContext): Promise<number | null> {
   if (size <= from) return null;
   const middle = from + Math.floor((size - from) / 2);
   const probe = (await ctx.fs.readRange(absolute, middle, 1 << 20)) ?? Buffer.alloc(0);

@@ -5,7 +5,7 @@ import type { Cursor, State } from '../memory/state.js';
 import { checkEventTime, parseTimestamp } from '../telemetry/event.js';
 import type { Cluster } from './cluster.js';
 import { IngestFold, type InvalidLine, type LineCounts } from './ingest-fold.js';
-import { readSplit, worthSplitting } from './ingest-split.js';
+import { readSplit, splittableSize } from './ingest-split.js';
 import type { UsageSummary } from '../telemetry/usage.js';
 
 export type { InvalidLine, LineCounts } from './ingest-fold.js';
@@ -75,8 +75,9 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
       };
       // The night's last file, when large, is read by two threads (ingest-split.ts).
       const last = segment === plans.at(-1)?.segments.at(-1);
-      if (last && !segment.final && (await worthSplitting(segment.absolute, segment.offset, ctx))) {
-        const split = await readSplit(segment, fold, input.state.baselines, ctx, read, (bytes) => (workerBytes = bytes));
+      const size = last && !segment.final ? await splittableSize(segment.absolute, segment.offset, ctx) : null;
+      if (size !== null) {
+        const split = await readSplit(segment, size, fold, input.state.baselines, ctx, read, (bytes) => (workerBytes = bytes));
         consumed = split.consumed;
         if (split.split_at !== null) parallel = { file: segment.file, split_at: split.split_at, merged: split.merged };
       } else {
