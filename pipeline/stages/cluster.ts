@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { redact } from '../synth/redact.js';
 import type { TelemetryEvent } from '../telemetry/event.js';
-import { maskHomePaths, signatureKey, signatureText } from './signature.js';
+import { maskHomePaths, signatureKey } from './signature.js';
 import { DistinctCounter, type DistinctState } from './distinct.js';
+import { fnv1a, mix32 } from './hash.js';
+import { SignatureCounter, type HashBudget, type Signature, type SignatureState } from './signature-counter.js';
 
 /** One piece of evidence: where the line is, which input it was, and its redacted message. */
 export interface Evidence {
@@ -15,11 +17,7 @@ export interface Evidence {
   message: string;
 }
 
-/** A normalized first line of the error messages, with how often it was seen. */
-export interface Signature {
-  text: string;
-  count: number;
-}
+export type { Signature } from './signature-counter.js';
 
 export type ClusterKind = 'failure' | 'slow';
 
@@ -84,12 +82,7 @@ export interface ClusterState {
   last: number;
   days: [number, number][];
   samples: { priority: number; event: TelemetryEvent; ref: EventRef; ts: number }[];
-  /** In first-seen order. */
-  signatures: [string, number][];
-  /** Counts of the signatures past maxSignatures, by signatureHash (hashOverflowSignatures). */
-  signatureHashes: [number, number][];
-  /** A signature was turned away uncounted (past maxSignatures, and past the hashed ones' cap). */
-  signaturesFull: boolean;
+  signatures: SignatureState;
   baseline: number | null;
 }
 
@@ -120,11 +113,7 @@ interface Accumulator {
   days: Map<number, number>;
   /** Bottom-k sample by a hash of the line's position: bounded, deterministic, order-independent. */
   samples: { priority: number; event: TelemetryEvent; ref: EventRef; ts: number }[];
-  signatures: Map<string, number>;
-  signatureHashes: Map<number, number> | null;
-  signaturesFull: boolean;
-  /** The only signatures this cluster may count (settled by the lines before), or null. */
-  settled: Set<string> | null;
+  signatures: SignatureCounter;
   baseline: number | null;
 }
 
@@ -137,8 +126,8 @@ export class ClusterBuilder {
   private readonly fileHashes = new Map<string, number>();
   /** Some cluster turned a signature away uncounted: this builder's state cannot be merged exactly. */
   signaturesDropped = false;
-  /** Signatures counted by hash so far (hashOverflowSignatures), over all clusters. */
-  private hashedSignatures = 0;
+  /** Signatures all clusters may still count by hash (hashOverflowSignatures). */
+  private readonly hashBudget: HashBudget = { left: MAX_HASHED_SIGNATURES };
   /** Events that would have opened a cluster past `maxClusters` (a pathological night). */
   overflow = 0;
 
@@ -157,10 +146,7 @@ export class ClusterBuilder {
         this.overflow += 1;
         return;
       }
-      acc = newAccumulator(clusterId(kind, tool, category), kind, tool, category, ts);
-      const settled = this.limits.settledSignatures;
-      if (settled && Object.hasOwn(settled, mapKey)) acc.settled = new Set(settled[mapKey]);
-      if (this.limits.hashOverflowSignatures) acc.signatureHashes = new Map();
+      acc = newAccumulator(clusterId(kind, tool, category), kind, tool, category, ts, this.signatureCounter(mapKey));
       this.clusters.set(mapKey, acc);
     }
     acc.count += 1;
@@ -174,13 +160,17 @@ export class ClusterBuilder {
     if (acc.days.size > 2 * this.daysKept) keepNewestDays(acc.days, this.daysKept);
     if (baseline !== null) acc.baseline = baseline;
     this.sample(acc, event, ref, ts);
-    if (kind === 'failure') this.countSignature(acc, signatureKey(event.error_message));
+    if (kind === 'failure') {
+      const key = signatureKey(event.error_message);
+      if (key !== null) acc.signatures.count(key);
+      if (acc.signatures.dropped) this.signaturesDropped = true;
+    }
   }
 
   /** Per cluster key, its signatures when no other can join (the cluster has maxSignatures). */
   fullSignatureSets(): Record<string, string[]> {
     const sets: Record<string, string[]> = {};
-    for (const [key, acc] of this.clusters) if (acc.signatures.size >= this.maxSignatures) sets[key] = [...acc.signatures.keys()];
+    for (const [key, acc] of this.clusters) if (acc.signatures.full) sets[key] = acc.signatures.keys();
     return sets;
   }
 
@@ -189,7 +179,7 @@ export class ClusterBuilder {
     return [...this.clusters].map(([key, acc]) => ({
       key, id: acc.id, kind: acc.kind, tool: acc.tool, category: acc.category, count: acc.count,
       inputs: acc.inputs.toState(), sessions: acc.sessions.toState(), first: acc.first, last: acc.last,
-      days: [...acc.days], samples: acc.samples, signatures: [...acc.signatures], signatureHashes: [...(acc.signatureHashes ?? [])], signaturesFull: acc.signaturesFull, baseline: acc.baseline,
+      days: [...acc.days], samples: acc.samples, signatures: acc.signatures.toState(), baseline: acc.baseline,
     }));
   }
 
@@ -200,7 +190,7 @@ export class ClusterBuilder {
    * may still be opened afterwards.
    */
   canMerge(others: ClusterState[], otherOverflow: number, extraKeys: string[] = []): boolean {
-    if (otherOverflow > 0 || others.some((c) => c.signaturesFull)) return false;
+    if (otherOverflow > 0 || others.some((c) => c.signatures.dropped)) return false;
     const keys = new Set([...this.clusters.keys(), ...others.map((c) => c.key), ...extraKeys]);
     return keys.size <= (this.limits.maxClusters ?? Number.POSITIVE_INFINITY);
   }
@@ -210,7 +200,7 @@ export class ClusterBuilder {
     for (const other of others) {
       let acc = this.clusters.get(other.key);
       if (!acc) {
-        acc = newAccumulator(other.id, other.kind, other.tool, other.category, other.first);
+        acc = newAccumulator(other.id, other.kind, other.tool, other.category, other.first, this.signatureCounter(other.key));
         this.clusters.set(other.key, acc);
       }
       acc.count += other.count;
@@ -223,60 +213,16 @@ export class ClusterBuilder {
       if (other.baseline !== null) acc.baseline = other.baseline;
       // Bottom-k by priority; on equal priority the earlier line (this side) stays, as in add().
       acc.samples = [...acc.samples, ...other.samples].sort((a, b) => a.priority - b.priority).slice(0, this.limits.sampleSize);
-      this.mergeSignatures(acc, other);
+      acc.signatures.merge(other.signatures);
     }
   }
 
-  private get maxSignatures(): number {
-    return this.limits.maxSignatures ?? MAX_SIGNATURES;
-  }
-
-  /**
-   * The signatures this cluster already counts get the other side's counts (by text, or by hash for
-   * those it saw past its cap); then, while there is room, the other side's new ones join in the order
-   * it first saw them, as they would have one line at a time.
-   */
-  private mergeSignatures(acc: Accumulator, other: ClusterState): void {
-    const byText = new Map(other.signatures);
-    const byHash = new Map(other.signatureHashes);
-    const mine = new Set(acc.signatures.keys());
-    for (const signature of mine) {
-      const n = byText.get(signature) ?? byHash.get(signatureHash(signature)) ?? 0;
-      acc.signatures.set(signature, acc.signatures.get(signature)! + n);
-    }
-    for (const [signature, n] of other.signatures) {
-      if (mine.has(signature)) continue;
-      if (acc.signatures.size < this.maxSignatures) acc.signatures.set(signature, n);
-      else acc.signaturesFull = true;
-    }
-  }
-
-  private countSignature(acc: Accumulator, signature: string | null): void {
-    if (signature === null) return;
-    if (acc.settled) {
-      if (acc.settled.has(signature)) acc.signatures.set(signature, (acc.signatures.get(signature) ?? 0) + 1);
-      return;
-    }
-    if (acc.signatures.has(signature) || acc.signatures.size < this.maxSignatures) {
-      acc.signatures.set(signature, (acc.signatures.get(signature) ?? 0) + 1);
-      return;
-    }
-    const hashes = acc.signatureHashes;
-    if (hashes === null) {
-      acc.signaturesFull = true;
-      this.signaturesDropped = true;
-      return;
-    }
-    const hash = signatureHash(signature);
-    const seen = hashes.get(hash);
-    if (seen !== undefined) hashes.set(hash, seen + 1);
-    else if (this.hashedSignatures < MAX_HASHED_SIGNATURES) {
-      this.hashedSignatures += 1;
-      hashes.set(hash, 1);
-    } else {
-      acc.signaturesFull = true;
-      this.signaturesDropped = true;
-    }
+  private signatureCounter(mapKey: string): SignatureCounter {
+    const settled = this.limits.settledSignatures;
+    return new SignatureCounter(this.limits.maxSignatures ?? MAX_SIGNATURES, {
+      ...(settled && Object.hasOwn(settled, mapKey) ? { settled: settled[mapKey]! } : {}),
+      ...(this.limits.hashOverflowSignatures ? { hashBudget: this.hashBudget } : {}),
+    });
   }
 
   /** The clusters, sorted by id, with every stored message redacted. */
@@ -349,10 +295,10 @@ export function cleanIdentifier(text: string, max: number): string | null {
   return clean.length > 0 ? clean : null;
 }
 
-function newAccumulator(id: string, kind: ClusterKind, tool: string, category: string | null, ts: number): Accumulator {
+function newAccumulator(id: string, kind: ClusterKind, tool: string, category: string | null, ts: number, signatures: SignatureCounter): Accumulator {
   return {
     id, kind, tool, category, count: 0, inputs: new DistinctCounter(DISTINCT_EXACT, KEPT_IDS), sessions: new DistinctCounter(DISTINCT_EXACT, KEPT_IDS), first: ts, last: ts,
-    days: new Map(), samples: [], signatures: new Map(), signatureHashes: null, signaturesFull: false, settled: null, baseline: null,
+    days: new Map(), samples: [], signatures, baseline: null,
   };
 }
 
@@ -373,7 +319,7 @@ function toCluster(acc: Accumulator): Cluster {
     last_seen: new Date(acc.last).toISOString(),
     days: Object.fromEntries([...acc.days].sort(([a], [b]) => a - b).map(([day, n]) => [new Date(day * 86_400_000).toISOString().slice(0, 10), n])),
     samples,
-    signatures: topSignatures(acc.signatures),
+    signatures: acc.signatures.top(),
     baseline_ms: acc.baseline,
   };
 }
@@ -390,19 +336,6 @@ export function toEvidence(event: TelemetryEvent, ref: EventRef, ts: number): Ev
   };
 }
 
-/** The five most frequent signatures as shown: keys that read the same once redacted count as one. */
-function topSignatures(signatures: Map<string, number>): Signature[] {
-  const byText = new Map<string, number>();
-  for (const [key, count] of signatures) {
-    const text = signatureText(key);
-    byText.set(text, (byText.get(text) ?? 0) + count);
-  }
-  return [...byText]
-    .map(([text, count]) => ({ text, count }))
-    .sort((a, b) => b.count - a.count || (a.text < b.text ? -1 : 1))
-    .slice(0, 5);
-}
-
 /**
  * Drops all but the `kept` newest days. Exact for those it keeps, whatever the order of events: a day
  * dropped once had `kept` newer days, which stay, so it can never be among the newest again.
@@ -410,31 +343,4 @@ function topSignatures(signatures: Map<string, number>): Signature[] {
 function keepNewestDays(days: Map<number, number>, kept: number): void {
   const newest = [...days.keys()].sort((a, b) => b - a);
   for (const day of newest.slice(kept)) days.delete(day);
-}
-
-/**
- * A 52-bit hash of a signature (two differently seeded 32-bit hashes): two distinct signatures of one
- * cluster share it with a chance of about one in 10^13 per pair, which is what a merge relies on.
- */
-function signatureHash(text: string): number {
-  let poly = 7;
-  for (let i = 0; i < text.length; i++) poly = (Math.imul(poly, 31) + text.charCodeAt(i)) | 0;
-  return (fnv1a(text) >>> 12) * 2 ** 32 + mix32(poly ^ text.length);
-}
-
-/** murmur3's finalizer: a well-mixed unsigned 32-bit hash of a 32-bit integer. */
-function mix32(value: number): number {
-  let h = value | 0;
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
-}
-
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
 }

@@ -1,3 +1,5 @@
+import { fnv1a, mix32 } from './hash.js';
+
 /**
  * Distinct values of a stream in bounded memory: exact up to `exactLimit` values, then a HyperLogLog
  * estimate (4096 registers, about 1.6% error) plus the `keep` smallest values, which is all a cluster
@@ -63,7 +65,7 @@ export class DistinctCounter {
   }
 
   private sketch(value: string): void {
-    const hash = hash32(value);
+    const hash = mix32(fnv1a(value));
     const index = hash >>> (32 - P);
     const rest = (hash << P) >>> 0;
     const rank = rest === 0 ? 32 - P + 1 : Math.clz32(rest) + 1;
@@ -107,16 +109,4 @@ function estimate(registers: Uint8Array): number {
   if (raw <= 2.5 * m && zeros > 0) return m * Math.log(m / zeros);
   const two32 = 2 ** 32;
   return raw > two32 / 30 ? -two32 * Math.log(1 - raw / two32) : raw;
-}
-
-/** FNV-1a then murmur3's finalizer: well spread over 32 bits. */
-function hash32(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
 }
