@@ -34,6 +34,9 @@ function workerScript(): string | null {
   return existsSync(script) ? script : null;
 }
 
+/** The worker's old-generation heap limit: its fold is bounded by caps and needs far less. */
+const WORKER_HEAP_MB = 512;
+
 /** Messages from range-worker.ts. */
 type WorkerMessage = { ready: true } | { progress: number } | { partial: PartialFold } | { error: string };
 
@@ -43,7 +46,9 @@ export function workerRangeFolder(): RangeFolderPort | null {
   if (script === null || availableParallelism() < 2) return null;
   return {
     start(request, onProgress) {
-      const worker = new Worker(script, { workerData: request });
+      // No environment (it holds API keys the fold never needs), and a heap bound: a worker that runs out
+      // of it fails, and the main thread reads its part instead.
+      const worker = new Worker(script, { workerData: request, env: {}, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
       let ready = false;
       const result = new Promise<PartialFold | null>((done) => {
         worker.on('message', (message: WorkerMessage) => {
