@@ -4,19 +4,10 @@
  * it: valid, blank, or invalid with one reason (`InvalidReason`).
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
+import type { InvalidReason } from '../../pipeline/telemetry/event.js';
 
-export type Outcome =
-  | 'valid'
-  | 'blank'
-  | 'invalid_json'
-  | 'not_an_object'
-  | 'bad_timestamp'
-  | 'bad_tool_name'
-  | 'bad_input_hash'
-  | 'bad_exit_code'
-  | 'bad_duration_ms'
-  | 'bad_optional_field'
-  | 'line_too_long';
+/** What the oracle expects of a line: the reason names are the product's, the judgement is the oracle's own. */
+export type Outcome = 'valid' | 'blank' | InvalidReason;
 
 export interface FuzzExpectation {
   lines: number;
