@@ -91,6 +91,7 @@ const KEPT_IDS = 50;
 const DISTINCT_EXACT = 1024;
 const MAX_TRACKED = 10_000;
 const MAX_SIGNATURES = 32;
+const MAX_MEMO_CATEGORIES = 256;
 /** Bounds a range fold's hashed signatures (16 bytes or so each); past it, its merge is refused. */
 const MAX_HASHED_SIGNATURES = 200_000;
 
@@ -122,6 +123,9 @@ export class ClusterBuilder {
   private readonly clusters = new Map<string, Accumulator>();
   /** Raw category → cleaned category, per night (categories are few; the cap guards hostile logs). */
   private readonly categories = new Map<string, string>();
+  /** Raw tool name → raw category ('' for none) → cluster key; and raw tool name → slow cluster key. */
+  private readonly failureKeys = new Map<string, Map<string, string>>();
+  private readonly slowKeys = new Map<string, Map<string, string>>();
   /** File name → its hash, for sample priorities (a night reads a few files). */
   private readonly fileHashes = new Map<string, number>();
   /** Some cluster turned a signature away uncounted: this builder's state cannot be merged exactly. */
@@ -137,11 +141,11 @@ export class ClusterBuilder {
   ) {}
 
   add(kind: ClusterKind, event: TelemetryEvent, ts: number, ref: EventRef, baseline: number | null = null): void {
-    const category = kind === 'failure' ? failureCategory(event, this.categories) : null;
-    const tool = this.toolName(event.tool_name);
-    const mapKey = `${kind}\u0000${tool}\u0000${category ?? ''}`;
+    const mapKey = this.mapKey(kind, event);
     let acc = this.clusters.get(mapKey);
     if (!acc) {
+      const category = kind === 'failure' ? failureCategory(event, this.categories) : null;
+      const tool = this.toolName(event.tool_name);
       if (this.clusters.size >= (this.limits.maxClusters ?? Number.POSITIVE_INFINITY)) {
         this.overflow += 1;
         return;
@@ -165,6 +169,24 @@ export class ClusterBuilder {
       if (key !== null) acc.signatures.count(key);
       if (acc.signatures.dropped) this.signaturesDropped = true;
     }
+  }
+
+  /**
+   * The cluster key of an event (kind, cleaned tool, cleaned category), memoized by the raw tool name and
+   * category: building and hashing a new key string per event cost more than the rest of add().
+   */
+  private mapKey(kind: ClusterKind, event: TelemetryEvent): string {
+    const memo = kind === 'failure' ? this.failureKeys : this.slowKeys;
+    const rawCategory = kind === 'failure' ? (event.error_category ?? '') : '';
+    let byCategory = memo.get(event.tool_name);
+    let key = byCategory?.get(rawCategory);
+    if (key === undefined) {
+      const category = kind === 'failure' ? failureCategory(event, this.categories) : null;
+      key = `${kind}\u0000${this.toolName(event.tool_name)}\u0000${category ?? ''}`;
+      if (byCategory === undefined && memo.size < MAX_TRACKED) memo.set(event.tool_name, (byCategory = new Map()));
+      if (byCategory !== undefined && byCategory.size < MAX_MEMO_CATEGORIES) byCategory.set(rawCategory, key);
+    }
+    return key;
   }
 
   /** Per cluster key, its signatures when no other can join (the cluster has maxSignatures). */

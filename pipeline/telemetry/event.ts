@@ -77,20 +77,25 @@ function canonicalUtc(s: string): number | null {
   const n = s.length;
   if ((n !== 24 && n !== 20) || s.charCodeAt(n - 1) !== 90 /* Z */ || s.charCodeAt(10) !== 84 /* T */) return null;
   if (s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58 || (n === 24 && s.charCodeAt(19) !== 46)) return null;
-  // Digits are read without a branch each: any non-digit makes `bad` negative.
-  let bad = 0;
-  const at = (i: number): number => {
-    const v = s.charCodeAt(i) - 48;
-    bad |= v | (9 - v);
-    return v;
-  };
-  const year = at(0) * 1000 + at(1) * 100 + at(2) * 10 + at(3);
-  const month = at(5) * 10 + at(6);
-  const date = at(8) * 10 + at(9);
-  const h = at(11) * 10 + at(12);
-  const m = at(14) * 10 + at(15);
-  const sec = at(17) * 10 + at(18);
-  const ms = n === 24 ? at(20) * 100 + at(21) * 10 + at(22) : 0;
+  // Digits are read without a branch each: any non-digit makes `bad` negative (no closure: this runs
+  // once per line, and a closure that writes `bad` would cost a context per call).
+  const d0 = s.charCodeAt(0) - 48, d1 = s.charCodeAt(1) - 48, d2 = s.charCodeAt(2) - 48, d3 = s.charCodeAt(3) - 48;
+  const d5 = s.charCodeAt(5) - 48, d6 = s.charCodeAt(6) - 48, d8 = s.charCodeAt(8) - 48, d9 = s.charCodeAt(9) - 48;
+  const d11 = s.charCodeAt(11) - 48, d12 = s.charCodeAt(12) - 48, d14 = s.charCodeAt(14) - 48, d15 = s.charCodeAt(15) - 48;
+  const d17 = s.charCodeAt(17) - 48, d18 = s.charCodeAt(18) - 48;
+  const long = n === 24;
+  const d20 = long ? s.charCodeAt(20) - 48 : 0, d21 = long ? s.charCodeAt(21) - 48 : 0, d22 = long ? s.charCodeAt(22) - 48 : 0;
+  const bad =
+    d0 | (9 - d0) | d1 | (9 - d1) | d2 | (9 - d2) | d3 | (9 - d3) | d5 | (9 - d5) | d6 | (9 - d6) | d8 | (9 - d8) | d9 | (9 - d9) |
+    d11 | (9 - d11) | d12 | (9 - d12) | d14 | (9 - d14) | d15 | (9 - d15) | d17 | (9 - d17) | d18 | (9 - d18) |
+    d20 | (9 - d20) | d21 | (9 - d21) | d22 | (9 - d22);
+  const year = d0 * 1000 + d1 * 100 + d2 * 10 + d3;
+  const month = d5 * 10 + d6;
+  const date = d8 * 10 + d9;
+  const h = d11 * 10 + d12;
+  const m = d14 * 10 + d15;
+  const sec = d17 * 10 + d18;
+  const ms = d20 * 100 + d21 * 10 + d22;
   if (bad < 0 || h > 23 || m > 59 || sec > 59) return null;
   const key = year * 10_000 + month * 100 + date;
   let day: number;
