@@ -1,12 +1,42 @@
 import { open, type FileHandle } from 'node:fs/promises';
 
-/** One complete line: its text (without CR/LF), where it starts, and where the next line starts. */
+/**
+ * One complete line: its text (without CR/LF), where it starts, and where the next line starts. Read
+ * `text` and `bytes` during the callback: the reader reuses its buffers, and a line's text is decoded
+ * only when asked for.
+ */
 export interface RawLine {
-  text: string;
+  readonly text: string;
   offset: number;
   next: number;
   /** The line was longer than `maxLineBytes`; its text is empty and it was skipped unread. */
   tooLong: boolean;
+  /**
+   * The line's bytes, when the reader has them: `bytes[start, end)`, without CR/LF. Valid only during
+   * the callback (the reader reuses its buffers).
+   */
+  bytes?: Buffer;
+  start?: number;
+  end?: number;
+}
+
+/** A line read from a buffer: its text is decoded only if asked for (the hot path reads the bytes). */
+class BufferLine implements RawLine {
+  readonly tooLong = false;
+  private decoded: string | undefined;
+
+  constructor(
+    readonly bytes: Buffer,
+    readonly start: number,
+    readonly end: number,
+    readonly offset: number,
+    readonly next: number,
+  ) {}
+
+  get text(): string {
+    this.decoded ??= HAS_UTF8_SLICE ? (this.bytes as FastBuffer).utf8Slice(this.start, this.end) : this.bytes.toString('utf8', this.start, this.end);
+    return this.decoded;
+  }
 }
 
 export interface ReadLinesOptions {
@@ -142,11 +172,11 @@ export class LineSplitter {
       let end = to;
       if (this.carry.length === 0) {
         if (end > from && chunk[end - 1] === CR) end -= 1;
-        this.onLine({ text: HAS_UTF8_SLICE ? (chunk as FastBuffer).utf8Slice(from, end) : chunk.toString('utf8', from, end), offset, next, tooLong: false });
+        this.onLine(new BufferLine(chunk, from, end, offset, next));
       } else {
         const bytes = Buffer.concat([...this.carry, chunk.subarray(from, to)]);
         const trimmed = bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes.length;
-        this.onLine({ text: bytes.toString('utf8', 0, trimmed), offset, next, tooLong: false });
+        this.onLine(new BufferLine(bytes, 0, trimmed, offset, next));
       }
     }
     this.carry = [];

@@ -23,6 +23,11 @@ export interface SlowCall {
 
 export type OnSlow = (call: SlowCall) => void;
 
+/** Gives the event of the call being observed (built on demand). */
+export interface EventSource {
+  event(): TelemetryEvent;
+}
+
 export interface SlowDetectorOptions {
   slowFactor: number;
   minSamples: number;
@@ -102,24 +107,33 @@ export class SlowDetector {
 
   /** One success, at `offset` in `file` (the reference is built only for calls that are kept). */
   observe(event: TelemetryEvent, ts: number, file: string, offset: number): void {
-    let tally = this.byRawName.get(event.tool_name);
+    this.observeSuccess(event.tool_name, event.duration_ms, ts, file, offset, { event: () => event });
+  }
+
+  /**
+   * One success given by its raw tool name and duration; `source.event()` is asked for the event only
+   * when the call is kept (warm-up, waiting, or slow), which is rare: the hot path reads most lines
+   * without building their event (see EventScanner).
+   */
+  observeSuccess(rawName: string, durationMs: number, ts: number, file: string, offset: number, source: EventSource): void {
+    let tally = this.byRawName.get(rawName);
     if (tally === undefined) {
-      const found = this.tally(this.toolName(event.tool_name));
+      const found = this.tally(this.toolName(rawName));
       if (found === null) {
         this.untracked += 1;
         return;
       }
       tally = found;
-      if (this.byRawName.size < MAX_RAW_NAMES) this.byRawName.set(event.tool_name, tally);
+      if (this.byRawName.size < MAX_RAW_NAMES) this.byRawName.set(rawName, tally);
     }
-    if (tally.baseline === null && this.options.deferUnsettled) return this.defer(tally, { event, ts, ref: { file, offset } });
-    tally.sum += event.duration_ms;
+    if (tally.baseline === null && this.options.deferUnsettled) return this.defer(tally, { event: source.event(), ts, ref: { file, offset } });
+    tally.sum += durationMs;
     tally.count += 1;
     if (tally.baseline !== null) {
-      if (this.isSlow(event, tally.baseline)) this.onSlow({ event, ts, ref: { file, offset }, baseline: Math.round(tally.baseline) });
+      if (this.isSlow(durationMs, tally.baseline)) this.onSlow({ event: source.event(), ts, ref: { file, offset }, baseline: Math.round(tally.baseline) });
       return;
     }
-    tally.warmup.push({ event, ts, ref: { file, offset } });
+    tally.warmup.push({ event: source.event(), ts, ref: { file, offset } });
     if (tally.warmup.length >= this.options.minSamples) this.settle(tally);
   }
 
@@ -230,11 +244,11 @@ export class SlowDetector {
   }
 
   private judge(event: TelemetryEvent, ts: number, ref: EventRef, baseline: number): void {
-    if (this.isSlow(event, baseline)) this.onSlow({ event, ts, ref, baseline: Math.round(baseline) });
+    if (this.isSlow(event.duration_ms, baseline)) this.onSlow({ event, ts, ref, baseline: Math.round(baseline) });
   }
 
-  private isSlow(event: TelemetryEvent, baseline: number): boolean {
-    return baseline > 0 && event.duration_ms > this.options.slowFactor * baseline && event.duration_ms >= this.options.minMs;
+  private isSlow(durationMs: number, baseline: number): boolean {
+    return baseline > 0 && durationMs > this.options.slowFactor * baseline && durationMs >= this.options.minMs;
   }
 }
 

@@ -1,6 +1,7 @@
 import type { RawLine } from '../io/line-reader.js';
 import type { Baseline } from '../memory/state.js';
 import { checkEventTime, type InvalidReason, type TelemetryEvent } from '../telemetry/event.js';
+import { EventScanner } from '../telemetry/event-scanner.js';
 import { UsageCounter } from '../telemetry/usage.js';
 import { ClusterBuilder, toolNameCleaner } from './cluster.js';
 import { isFailure, SlowDetector } from './filter.js';
@@ -60,6 +61,7 @@ export class IngestFold {
   readonly builder: ClusterBuilder;
   readonly detector: SlowDetector;
   readonly usage = new UsageCounter();
+  private readonly scanner = new EventScanner();
   /** Earliest and latest valid event (epoch ms), over everything folded. */
   readonly window = { from: null as number | null, to: null as number | null };
   /** Latest valid event since the last `takeLatest()` (per log file, for its cursor). */
@@ -80,6 +82,8 @@ export class IngestFold {
 
   /** Folds one line of `segment`. */
   line(line: RawLine, segment: FoldSegment): void {
+    // Most lines are read from their bytes; the rest (and lines given as text) go through JSON.parse.
+    if (line.bytes !== undefined && this.scanner.scan(line.bytes, line.start!, line.end!)) return this.scanned(segment, line.offset);
     if (!line.tooLong && line.text.trim() === '') {
       this.lines.blank += 1;
       return;
@@ -99,13 +103,33 @@ export class IngestFold {
       this.lines.old += 1;
       return;
     }
+    this.countValid(ts);
+    this.usage.add(event, ts);
+    if (isFailure(event)) this.builder.add('failure', event, ts, { file: segment.file, offset: line.offset });
+    else if (event.exit_code === 0) this.detector.observe(event, ts, segment.file, line.offset);
+  }
+
+  /** Folds the line the scanner just accepted (a valid event): what `line` does after JSON.parse. */
+  private scanned(segment: FoldSegment, offset: number): void {
+    const scanner = this.scanner;
+    const ts = scanner.ts;
+    this.lines.read += 1;
+    if (segment.cutoff !== null && ts <= segment.cutoff) {
+      this.lines.old += 1;
+      return;
+    }
+    this.countValid(ts);
+    this.usage.addCall(scanner.toolName, scanner.memoryRefs(), ts);
+    if (scanner.exitCode === 0) return this.detector.observeSuccess(scanner.toolName, scanner.durationMs, ts, segment.file, offset, scanner);
+    const event = scanner.event();
+    if (isFailure(event)) this.builder.add('failure', event, ts, { file: segment.file, offset });
+  }
+
+  private countValid(ts: number): void {
     this.lines.valid += 1;
     if (this.latest === null || ts > this.latest) this.latest = ts;
     if (this.window.from === null || ts < this.window.from) this.window.from = ts;
     if (this.window.to === null || ts > this.window.to) this.window.to = ts;
-    this.usage.add(event, ts);
-    if (isFailure(event)) this.builder.add('failure', event, ts, { file: segment.file, offset: line.offset });
-    else if (event.exit_code === 0) this.detector.observe(event, ts, segment.file, line.offset);
   }
 
   /** Takes in the times of valid events folded elsewhere (a merged range). */

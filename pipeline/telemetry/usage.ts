@@ -21,10 +21,14 @@ export class UsageCounter {
   private readonly refs = new Map<string, { count: number; last: number }>();
 
   add(event: TelemetryEvent, ts: number): void {
-    const tool = this.tools.get(event.tool_name);
+    this.addCall(event.tool_name, event.memory_refs, ts);
+  }
+
+  /** One call of the tool named `toolName` (raw), listing `refs` (its memory_refs, if any). */
+  addCall(toolName: string, refs: string[] | undefined, ts: number): void {
+    const tool = this.tools.get(toolName);
     if (tool !== undefined) tool.calls += 1;
-    else if (this.tools.size < MAX_KEYS) this.tools.set(event.tool_name, { calls: 1 });
-    const refs = event.memory_refs;
+    else if (this.tools.size < MAX_KEYS) this.tools.set(toolName, { calls: 1 });
     if (refs === undefined) return;
     for (const id of refs) {
       if (!RULE_ID.test(id)) continue;

@@ -11,8 +11,9 @@ function file(content: string | Buffer): string {
 }
 
 async function collect(path: string, start = 0, chunkBytes = 1 << 20, maxLineBytes = 1 << 20) {
-  const out: RawLine[] = [];
-  const end = await readLines(path, start, { chunkBytes, maxLineBytes }, (line) => out.push(line));
+  const out: Pick<RawLine, 'text' | 'offset' | 'next' | 'tooLong'>[] = [];
+  // A line's text is read during the callback: the reader reuses its buffers.
+  const end = await readLines(path, start, { chunkBytes, maxLineBytes }, ({ text, offset, next, tooLong }) => out.push({ text, offset, next, tooLong }));
   return { out, end };
 }
 
