@@ -4,7 +4,7 @@
  */
 import { redact } from '../synth/redact.js';
 
-const NOISE = [
+export const NOISE = [
   /^exit code \d+$/i,
   /^traceback \(most recent call last\):?$/i,
   /^[=\-_*#~.+ ]{3,}.*[=\-_*#~.+ ]{3,}$/, // banners: ==== test session starts ====
@@ -47,10 +47,22 @@ function pick(lines: string[], pattern: RegExp | null, last: boolean): string | 
   for (let k = 0; k < lines.length; k++) {
     const line = lines[last ? lines.length - 1 - k : k]!.trim();
     if (line.length === 0 || (pattern !== null && !pattern.test(line))) continue;
-    if (!NOISE.some((noise) => noise.test(line))) return line;
+    if (!isNoise(line)) return line;
   }
   return undefined;
 }
+
+/**
+ * Whether a trimmed line is noise. Every NOISE pattern starts with one of a few characters (a trimmed
+ * line has no leading space for `\s*`, and `i` without `u` folds no other character to these ASCII
+ * letters), so most lines are cleared by their first character without running the nine patterns.
+ */
+export function isNoise(line: string): boolean {
+  const first = line.charCodeAt(0);
+  return first < 128 && NOISE_FIRST[first] === 1 && NOISE.some((noise) => noise.test(line));
+}
+
+const NOISE_FIRST = new Uint8Array(128).map((_, c) => ('eEtTafFwWpPrRcC=-_*#~.+'.includes(String.fromCharCode(c)) ? 1 : 0));
 
 /**
  * A key as text fit to show: redacted, then cut. A key that was cut loses its last KEY_MARGIN characters

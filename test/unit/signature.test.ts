@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ClusterBuilder } from '../../pipeline/stages/cluster.js';
-import { commonPrefix, maskHomePaths, signatureKey, signatureOf, signatureText } from '../../pipeline/stages/signature.js';
+import { NOISE, commonPrefix, isNoise, maskHomePaths, signatureKey, signatureOf, signatureText } from '../../pipeline/stages/signature.js';
 import { SECRET_CASES } from '../fixtures/secrets.js';
 
 describe('error signatures', () => {
@@ -52,3 +52,20 @@ describe('error signatures', () => {
   });
 });
 
+
+describe('isNoise', () => {
+  it('agrees with running every noise pattern, whatever the first character', () => {
+    const tails = ['xit code 1', 'raceback (most recent call last):', 't foo.js:1', 'ile "a.py", line 3', 'elcome to x', 'latform linux -- Python 3', 'ootdir: /x', 'ollected 3 items', '== test session starts ===', '', '==='];
+    let noisy = 0;
+    for (let c = 0; c <= 0xffff; c++) {
+      for (const tail of tails) {
+        const line = String.fromCharCode(c) + tail;
+        if (line.trim() !== line) continue; // pick() only asks about trimmed lines
+        const expected = NOISE.some((noise) => noise.test(line));
+        if (expected) noisy += 1;
+        if (isNoise(line) !== expected) expect.fail(`isNoise(${JSON.stringify(line)}) should be ${expected}`);
+      }
+    }
+    expect(noisy).toBeGreaterThan(20);
+  });
+});
