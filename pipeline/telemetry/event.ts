@@ -67,9 +67,6 @@ const DAY_MS = new Map<number, number>();
 /** Consecutive events mostly share their day (two variables, not an object: no allocation per line). */
 let lastDayKey = -1;
 let lastDayMs = 0;
-/** A canonical timestamp string's characters, to be read as bytes (see canonicalUtc). */
-const SCRATCH = new Uint8Array(24);
-
 /**
  * The hot path's timestamp: `YYYY-MM-DDTHH:MM:SS[.sss]Z`, the shape every logger writes, parsed from its
  * digits with the day looked up once; anything else (offsets, other precisions, odd values) returns null
@@ -77,14 +74,17 @@ const SCRATCH = new Uint8Array(24);
  */
 function canonicalUtc(s: string): number | null {
   const n = s.length;
-  if (n !== 24 && n !== 20) return null;
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    if (c > 0x7f) return null;
-    SCRATCH[i] = c;
-  }
-  const ms = canonicalUtcBytes(SCRATCH, 0, n);
-  return ms < 0 ? null : ms;
+  if ((n !== 24 && n !== 20) || s.charCodeAt(n - 1) !== 90 /* Z */ || s.charCodeAt(10) !== 84 /* T */) return null;
+  if (s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58 || (n === 24 && s.charCodeAt(19) !== 46)) return null;
+  // Straight-line reads (no loop): this also runs on a small night's lines before the JIT warms up.
+  const d0 = s.charCodeAt(0) - 48, d1 = s.charCodeAt(1) - 48, d2 = s.charCodeAt(2) - 48, d3 = s.charCodeAt(3) - 48;
+  const d5 = s.charCodeAt(5) - 48, d6 = s.charCodeAt(6) - 48, d8 = s.charCodeAt(8) - 48, d9 = s.charCodeAt(9) - 48;
+  const d11 = s.charCodeAt(11) - 48, d12 = s.charCodeAt(12) - 48, d14 = s.charCodeAt(14) - 48, d15 = s.charCodeAt(15) - 48;
+  const d17 = s.charCodeAt(17) - 48, d18 = s.charCodeAt(18) - 48;
+  const long = n === 24;
+  const d20 = long ? s.charCodeAt(20) - 48 : 0, d21 = long ? s.charCodeAt(21) - 48 : 0, d22 = long ? s.charCodeAt(22) - 48 : 0;
+  const t = utcFromDigits(d0, d1, d2, d3, d5, d6, d8, d9, d11, d12, d14, d15, d17, d18, d20, d21, d22);
+  return t < 0 ? null : t;
 }
 
 /**
@@ -94,13 +94,24 @@ function canonicalUtc(s: string): number | null {
 export function canonicalUtcBytes(b: Uint8Array, s: number, n: number): number {
   if ((n !== 24 && n !== 20) || b[s + n - 1] !== 90 /* Z */ || b[s + 10] !== 84 /* T */) return -1;
   if (b[s + 4] !== 45 || b[s + 7] !== 45 || b[s + 13] !== 58 || b[s + 16] !== 58 || (n === 24 && b[s + 19] !== 46)) return -1;
-  // Digits are read without a branch each: any non-digit makes `bad` negative.
   const d0 = b[s]! - 48, d1 = b[s + 1]! - 48, d2 = b[s + 2]! - 48, d3 = b[s + 3]! - 48;
   const d5 = b[s + 5]! - 48, d6 = b[s + 6]! - 48, d8 = b[s + 8]! - 48, d9 = b[s + 9]! - 48;
   const d11 = b[s + 11]! - 48, d12 = b[s + 12]! - 48, d14 = b[s + 14]! - 48, d15 = b[s + 15]! - 48;
   const d17 = b[s + 17]! - 48, d18 = b[s + 18]! - 48;
   const long = n === 24;
   const d20 = long ? b[s + 20]! - 48 : 0, d21 = long ? b[s + 21]! - 48 : 0, d22 = long ? b[s + 22]! - 48 : 0;
+  return utcFromDigits(d0, d1, d2, d3, d5, d6, d8, d9, d11, d12, d14, d15, d17, d18, d20, d21, d22);
+}
+
+/**
+ * Epoch ms from a canonical timestamp's digits (each the character code minus 48; the milliseconds' are
+ * 0 when it has none), or -1 when a "digit" is not one (checked without a branch each: any non-digit makes `bad` negative)
+ * or a field is out of range. The day is looked up once per day, as Date.parse computes it.
+ */
+function utcFromDigits(
+  d0: number, d1: number, d2: number, d3: number, d5: number, d6: number, d8: number, d9: number,
+  d11: number, d12: number, d14: number, d15: number, d17: number, d18: number, d20: number, d21: number, d22: number,
+): number {
   const bad =
     d0 | (9 - d0) | d1 | (9 - d1) | d2 | (9 - d2) | d3 | (9 - d3) | d5 | (9 - d5) | d6 | (9 - d6) | d8 | (9 - d8) | d9 | (9 - d9) |
     d11 | (9 - d11) | d12 | (9 - d12) | d14 | (9 - d14) | d15 | (9 - d15) | d17 | (9 - d17) | d18 | (9 - d18) |
@@ -114,7 +125,7 @@ export function canonicalUtcBytes(b: Uint8Array, s: number, n: number): number {
   if (key === lastDayKey) {
     day = lastDayMs;
   } else {
-    day = DAY_MS.get(key) ?? Date.parse(`${String.fromCharCode(...b.subarray(s, s + 10))}T00:00:00Z`);
+    day = DAY_MS.get(key) ?? Date.parse(`${d0}${d1}${d2}${d3}-${d5}${d6}-${d8}${d9}T00:00:00Z`);
     if (DAY_MS.size >= 4096) DAY_MS.clear();
     DAY_MS.set(key, day);
     lastDayKey = key;
