@@ -1,9 +1,9 @@
 import { open, type FileHandle } from 'node:fs/promises';
 
 /**
- * One complete line: its text (without CR/LF), where it starts, and where the next line starts. Read
- * `text` and `bytes` during the callback: the reader reuses its buffers, and a line's text is decoded
- * only when asked for.
+ * One complete line: its text (without CR/LF), where it starts, and where the next line starts. A line
+ * is valid only during the callback: the reader reuses its buffers and the line object itself (no
+ * allocation per line), and decodes a line's text only when asked for. Copy what you keep.
  */
 export interface RawLine {
   readonly text: string;
@@ -20,18 +20,31 @@ export interface RawLine {
   end?: number;
 }
 
-/** A line read from a buffer: its text is decoded only if asked for (the hot path reads the bytes). */
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * A line read from a buffer: its text is decoded only if asked for (the hot path reads the bytes). One
+ * per splitter, set to each line in turn.
+ */
 class BufferLine implements RawLine {
   readonly tooLong = false;
+  bytes: Buffer = EMPTY;
+  start = 0;
+  end = 0;
+  offset = 0;
+  next = 0;
   private decoded: string | undefined;
 
-  constructor(
-    readonly bytes: Buffer,
-    readonly start: number,
-    readonly end: number,
-    readonly offset: number,
-    readonly next: number,
-  ) {}
+  /** Points this line at `bytes[start, end)`. */
+  set(bytes: Buffer, start: number, end: number, offset: number, next: number): this {
+    this.bytes = bytes;
+    this.start = start;
+    this.end = end;
+    this.offset = offset;
+    this.next = next;
+    this.decoded = undefined;
+    return this;
+  }
 
   get text(): string {
     this.decoded ??= HAS_UTF8_SLICE ? (this.bytes as FastBuffer).utf8Slice(this.start, this.end) : this.bytes.toString('utf8', this.start, this.end);
@@ -119,6 +132,7 @@ export class LineSplitter {
   private carryBytes = 0;
   private skipping = false;
   private lineStart: number;
+  private readonly line = new BufferLine();
 
   constructor(
     start: number,
@@ -172,11 +186,11 @@ export class LineSplitter {
       let end = to;
       if (this.carry.length === 0) {
         if (end > from && chunk[end - 1] === CR) end -= 1;
-        this.onLine(new BufferLine(chunk, from, end, offset, next));
+        this.onLine(this.line.set(chunk, from, end, offset, next));
       } else {
         const bytes = Buffer.concat([...this.carry, chunk.subarray(from, to)]);
         const trimmed = bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes.length;
-        this.onLine(new BufferLine(bytes, 0, trimmed, offset, next));
+        this.onLine(this.line.set(bytes, 0, trimmed, offset, next));
       }
     }
     this.carry = [];

@@ -23,8 +23,9 @@ export interface SlowCall {
 
 export type OnSlow = (call: SlowCall) => void;
 
-/** Gives the event of the call being observed (built on demand). */
+/** The call being observed: its time, and its event (built on demand). */
 export interface EventSource {
+  readonly ts: number;
   event(): TelemetryEvent;
 }
 
@@ -107,15 +108,16 @@ export class SlowDetector {
 
   /** One success, at `offset` in `file` (the reference is built only for calls that are kept). */
   observe(event: TelemetryEvent, ts: number, file: string, offset: number): void {
-    this.observeSuccess(event.tool_name, event.duration_ms, ts, file, offset, { event: () => event });
+    this.observeSuccess(event.tool_name, event.duration_ms, file, offset, { ts, event: () => event });
   }
 
   /**
    * One success given by its raw tool name and duration; `source.event()` is asked for the event only
    * when the call is kept (warm-up, waiting, or slow), which is rare: the hot path reads most lines
-   * without building their event (see EventScanner).
+   * without building their event (see EventScanner). Its time is read from the source too: a number
+   * passed as an argument would be boxed, an allocation per line.
    */
-  observeSuccess(rawName: string, durationMs: number, ts: number, file: string, offset: number, source: EventSource): void {
+  observeSuccess(rawName: string, durationMs: number, file: string, offset: number, source: EventSource): void {
     let tally = this.byRawName.get(rawName);
     if (tally === undefined) {
       const found = this.tally(this.toolName(rawName));
@@ -126,14 +128,14 @@ export class SlowDetector {
       tally = found;
       if (this.byRawName.size < MAX_RAW_NAMES) this.byRawName.set(rawName, tally);
     }
-    if (tally.baseline === null && this.options.deferUnsettled) return this.defer(tally, { event: source.event(), ts, ref: { file, offset } });
+    if (tally.baseline === null && this.options.deferUnsettled) return this.defer(tally, { event: source.event(), ts: source.ts, ref: { file, offset } });
     tally.sum += durationMs;
     tally.count += 1;
     if (tally.baseline !== null) {
-      if (this.isSlow(durationMs, tally.baseline)) this.onSlow({ event: source.event(), ts, ref: { file, offset }, baseline: Math.round(tally.baseline) });
+      if (this.isSlow(durationMs, tally.baseline)) this.onSlow({ event: source.event(), ts: source.ts, ref: { file, offset }, baseline: Math.round(tally.baseline) });
       return;
     }
-    tally.warmup.push({ event: source.event(), ts, ref: { file, offset } });
+    tally.warmup.push({ event: source.event(), ts: source.ts, ref: { file, offset } });
     if (tally.warmup.length >= this.options.minSamples) this.settle(tally);
   }
 

@@ -44,6 +44,8 @@ export interface FoldOptions {
   known?: Record<string, number>;
   settledSignatures?: Record<string, string[]>;
   hashOverflowSignatures?: boolean;
+  /** Lines read with JSON.parse before the event scanner is used (default SCAN_AFTER_LINES; tests use 0). */
+  scanAfterLines?: number;
 }
 
 export const MAX_INVALID_SAMPLES = 20;
@@ -69,12 +71,18 @@ export class IngestFold {
   readonly detector: SlowDetector;
   readonly usage = new UsageCounter();
   private readonly scanner = new EventScanner();
-  /** Earliest and latest valid event (epoch ms), over everything folded. */
-  readonly window = { from: null as number | null, to: null as number | null };
-  /** Latest valid event since the last `takeLatest()` (per log file, for its cursor). */
-  private latest: number | null = null;
+  private readonly scanAfterLines: number;
+  /**
+   * Earliest and latest valid event (epoch ms) over everything folded, and the latest since the last
+   * `takeLatest()` (per log file, for its cursor). Kept as plain numbers with infinite "none yet"
+   * values: a field that may hold null boxes every number stored in it, an allocation per line.
+   */
+  private from = Number.POSITIVE_INFINITY;
+  private to = Number.NEGATIVE_INFINITY;
+  private latest = Number.NEGATIVE_INFINITY;
 
   constructor(settings: FoldSettings, baselines: Record<string, Baseline>, options: FoldOptions = {}) {
+    this.scanAfterLines = options.scanAfterLines ?? SCAN_AFTER_LINES;
     // Days beyond the window only count toward `count`; a margin keeps every day the gate may read.
     const limits = { sampleSize: settings.sample_size, maxClusters: settings.max_clusters, daysKept: Math.ceil(settings.window_days) + 32 };
     this.builder = new ClusterBuilder({ ...limits, ...(options.maxSignatures ? { maxSignatures: options.maxSignatures } : {}), ...(options.settledSignatures ? { settledSignatures: options.settledSignatures } : {}), ...(options.hashOverflowSignatures ? { hashOverflowSignatures: true } : {}) }, this.toolName);
@@ -91,7 +99,7 @@ export class IngestFold {
   line(line: RawLine, segment: FoldSegment): void {
     // Most lines are read from their bytes; the rest (and lines given as text) go through JSON.parse.
     // A small night is all JSON.parse: the scanner is faster only once the JIT has compiled it.
-    if (line.bytes !== undefined && this.lines.read >= SCAN_AFTER_LINES && this.scanner.scan(line.bytes, line.start!, line.end!)) return this.scanned(segment, line.offset);
+    if (line.bytes !== undefined && this.lines.read >= this.scanAfterLines && this.scanner.scan(line.bytes, line.start!, line.end!)) return this.scanned(segment, line.offset);
     if (!line.tooLong && line.text.trim() === '') {
       this.lines.blank += 1;
       return;
@@ -127,24 +135,31 @@ export class IngestFold {
       return;
     }
     this.countValid(ts);
-    this.usage.addCall(scanner.toolName, scanner.memoryRefs(), ts);
-    if (scanner.exitCode === 0) return this.detector.observeSuccess(scanner.toolName, scanner.durationMs, ts, segment.file, offset, scanner);
+    this.usage.addCall(scanner.toolName);
+    const refs = scanner.memoryRefs();
+    if (refs !== undefined) this.usage.addRefs(refs, ts);
+    if (scanner.exitCode === 0) return this.detector.observeSuccess(scanner.toolName, scanner.durationMs, segment.file, offset, scanner);
     const event = scanner.event();
     if (isFailure(event)) this.builder.add('failure', event, ts, { file: segment.file, offset });
   }
 
   private countValid(ts: number): void {
     this.lines.valid += 1;
-    if (this.latest === null || ts > this.latest) this.latest = ts;
-    if (this.window.from === null || ts < this.window.from) this.window.from = ts;
-    if (this.window.to === null || ts > this.window.to) this.window.to = ts;
+    if (ts > this.latest) this.latest = ts;
+    if (ts < this.from) this.from = ts;
+    if (ts > this.to) this.to = ts;
+  }
+
+  /** Earliest and latest valid event (epoch ms), over everything folded; null when there was none. */
+  get window(): { from: number | null; to: number | null } {
+    return { from: this.from === Number.POSITIVE_INFINITY ? null : this.from, to: this.to === Number.NEGATIVE_INFINITY ? null : this.to };
   }
 
   /** Takes in the times of valid events folded elsewhere (a merged range). */
   noteTimes(from: number | null, to: number | null, latest: number | null): void {
-    if (from !== null && (this.window.from === null || from < this.window.from)) this.window.from = from;
-    if (to !== null && (this.window.to === null || to > this.window.to)) this.window.to = to;
-    if (latest !== null && (this.latest === null || latest > this.latest)) this.latest = latest;
+    if (from !== null && from < this.from) this.from = from;
+    if (to !== null && to > this.to) this.to = to;
+    if (latest !== null && latest > this.latest) this.latest = latest;
   }
 
   /**
@@ -159,8 +174,8 @@ export class IngestFold {
   /** The latest valid event time since the previous call (null when none), and starts over. */
   takeLatest(): number | null {
     const latest = this.latest;
-    this.latest = null;
-    return latest;
+    this.latest = Number.NEGATIVE_INFINITY;
+    return latest === Number.NEGATIVE_INFINITY ? null : latest;
   }
 
   /** Counts an invalid line; the first few are kept as samples, in file order. */

@@ -130,9 +130,7 @@ export class EventScanner {
   private timestampString(buf: Buffer, p: number, end: number): number {
     for (const length of CANONICAL_LENGTHS) {
       if (buf[p + length + 1] !== QUOTE) continue;
-      const ms = canonicalUtcBytes(buf, p + 1, length);
-      if (ms < 0) continue;
-      this.num[TIMESTAMP] = ms;
+      if (!canonicalUtcBytes(buf, p + 1, length, this.num, TIMESTAMP)) continue;
       this.pos = p + length + 2;
       return CANONICAL;
     }
@@ -231,8 +229,7 @@ export class EventScanner {
 
   /** The contract (checkEventTime) on the scanned values; sets ts, toolName, exitCode and durationMs. */
   private meetsContract(): boolean {
-    const ts = this.timestamp();
-    if (ts < 0) return false;
+    if (!this.timestampOk()) return false;
     if (this.kindOf(TOOL_NAME) !== STRING || !plainLength(this.from[TOOL_NAME]!, this.to[TOOL_NAME]!)) return false;
     if (this.kindOf(INPUT_HASH) !== STRING || !plainLength(this.from[INPUT_HASH]!, this.to[INPUT_HASH]!)) return false;
     if (this.kindOf(EXIT_CODE) !== NUMBER || !Number.isInteger(this.num[EXIT_CODE])) return false;
@@ -241,7 +238,7 @@ export class EventScanner {
     for (const field of OPTIONAL_STRINGS) if (!OPTIONAL_STRING_KIND[this.kindOf(field)]) return false;
     const refs = this.kindOf(MEMORY_REFS);
     if (refs !== ABSENT && refs !== ARRAY) return false;
-    this.ts = ts;
+    this.ts = this.num[TIMESTAMP]!;
     this.toolName = this.names.of(this.buf, this.from[TOOL_NAME]! + 1, this.to[TOOL_NAME]! - 1);
     this.exitCode = this.num[EXIT_CODE]!;
     this.durationMs = duration;
@@ -249,16 +246,16 @@ export class EventScanner {
   }
 
   /**
-   * The timestamp's epoch ms, or -1 when it is not one the plain shape takes: a canonical
+   * Whether the timestamp is one the plain shape takes (its epoch ms are then in `num`): a canonical
    * `YYYY-MM-DDTHH:MM:SS[.sss]Z` string (read from its digits, as parseTimestamp does) or a finite,
    * non-negative number. Any other string goes to the slow path, whose Date.parse decides.
    */
-  private timestamp(): number {
+  private timestampOk(): boolean {
     const kind = this.kindOf(TIMESTAMP);
-    if (kind === CANONICAL) return this.num[TIMESTAMP]!;
-    if (kind !== NUMBER) return -1;
+    if (kind === CANONICAL) return true;
+    if (kind !== NUMBER) return false;
     const value = this.num[TIMESTAMP]!;
-    return Number.isFinite(value) && value >= 0 ? value : -1;
+    return Number.isFinite(value) && value >= 0;
   }
 
   private valueOf(field: number, kind: number): unknown {

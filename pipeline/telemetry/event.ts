@@ -83,35 +83,39 @@ function canonicalUtc(s: string): number | null {
   const d17 = s.charCodeAt(17) - 48, d18 = s.charCodeAt(18) - 48;
   const long = n === 24;
   const d20 = long ? s.charCodeAt(20) - 48 : 0, d21 = long ? s.charCodeAt(21) - 48 : 0, d22 = long ? s.charCodeAt(22) - 48 : 0;
-  const t = utcFromDigits(d0, d1, d2, d3, d5, d6, d8, d9, d11, d12, d14, d15, d17, d18, d20, d21, d22);
-  return t < 0 ? null : t;
+  return utcFromDigits(d0, d1, d2, d3, d5, d6, d8, d9, d11, d12, d14, d15, d17, d18, d20, d21, d22, TIME, 0) ? TIME[0]! : null;
 }
+
+const TIME = new Float64Array(1);
 
 /**
  * canonicalUtc over the ASCII bytes `b[s, s + n)` (the event scanner reads timestamps from the line's
- * bytes): epoch ms, or -1 when they are not a canonical UTC timestamp.
+ * bytes): false when they are not a canonical UTC timestamp, else true with its epoch ms in `out[at]`
+ * (a typed array rather than a returned number, which would be boxed: an allocation per line).
  */
-export function canonicalUtcBytes(b: Uint8Array, s: number, n: number): number {
-  if ((n !== 24 && n !== 20) || b[s + n - 1] !== 90 /* Z */ || b[s + 10] !== 84 /* T */) return -1;
-  if (b[s + 4] !== 45 || b[s + 7] !== 45 || b[s + 13] !== 58 || b[s + 16] !== 58 || (n === 24 && b[s + 19] !== 46)) return -1;
+export function canonicalUtcBytes(b: Uint8Array, s: number, n: number, out: Float64Array, at: number): boolean {
+  if ((n !== 24 && n !== 20) || b[s + n - 1] !== 90 /* Z */ || b[s + 10] !== 84 /* T */) return false;
+  if (b[s + 4] !== 45 || b[s + 7] !== 45 || b[s + 13] !== 58 || b[s + 16] !== 58 || (n === 24 && b[s + 19] !== 46)) return false;
   const d0 = b[s]! - 48, d1 = b[s + 1]! - 48, d2 = b[s + 2]! - 48, d3 = b[s + 3]! - 48;
   const d5 = b[s + 5]! - 48, d6 = b[s + 6]! - 48, d8 = b[s + 8]! - 48, d9 = b[s + 9]! - 48;
   const d11 = b[s + 11]! - 48, d12 = b[s + 12]! - 48, d14 = b[s + 14]! - 48, d15 = b[s + 15]! - 48;
   const d17 = b[s + 17]! - 48, d18 = b[s + 18]! - 48;
   const long = n === 24;
   const d20 = long ? b[s + 20]! - 48 : 0, d21 = long ? b[s + 21]! - 48 : 0, d22 = long ? b[s + 22]! - 48 : 0;
-  return utcFromDigits(d0, d1, d2, d3, d5, d6, d8, d9, d11, d12, d14, d15, d17, d18, d20, d21, d22);
+  return utcFromDigits(d0, d1, d2, d3, d5, d6, d8, d9, d11, d12, d14, d15, d17, d18, d20, d21, d22, out, at);
 }
 
 /**
  * Epoch ms from a canonical timestamp's digits (each the character code minus 48; the milliseconds' are
- * 0 when it has none), or -1 when a "digit" is not one (checked without a branch each: any non-digit makes `bad` negative)
- * or a field is out of range. The day is looked up once per day, as Date.parse computes it.
+ * 0 when it has none), into `out[at]`; false when a "digit" is not one (checked without a branch each:
+ * any non-digit makes `bad` negative) or a field is out of range. The day is looked up once per day, as
+ * Date.parse computes it.
  */
 function utcFromDigits(
   d0: number, d1: number, d2: number, d3: number, d5: number, d6: number, d8: number, d9: number,
   d11: number, d12: number, d14: number, d15: number, d17: number, d18: number, d20: number, d21: number, d22: number,
-): number {
+  out: Float64Array, at: number,
+): boolean {
   const bad =
     d0 | (9 - d0) | d1 | (9 - d1) | d2 | (9 - d2) | d3 | (9 - d3) | d5 | (9 - d5) | d6 | (9 - d6) | d8 | (9 - d8) | d9 | (9 - d9) |
     d11 | (9 - d11) | d12 | (9 - d12) | d14 | (9 - d14) | d15 | (9 - d15) | d17 | (9 - d17) | d18 | (9 - d18) |
@@ -119,7 +123,7 @@ function utcFromDigits(
   const h = d11 * 10 + d12;
   const m = d14 * 10 + d15;
   const sec = d17 * 10 + d18;
-  if (bad < 0 || h > 23 || m > 59 || sec > 59) return -1;
+  if (bad < 0 || h > 23 || m > 59 || sec > 59) return false;
   const key = (d0 * 1000 + d1 * 100 + d2 * 10 + d3) * 10_000 + (d5 * 10 + d6) * 100 + d8 * 10 + d9;
   let day: number;
   if (key === lastDayKey) {
@@ -131,8 +135,9 @@ function utcFromDigits(
     lastDayKey = key;
     lastDayMs = day;
   }
-  if (Number.isNaN(day)) return -1;
-  return day + ((h * 60 + m) * 60 + sec) * 1000 + d20 * 100 + d21 * 10 + d22;
+  if (Number.isNaN(day)) return false;
+  out[at] = day + ((h * 60 + m) * 60 + sec) * 1000 + d20 * 100 + d21 * 10 + d22;
+  return true;
 }
 
 function optionalString(value: unknown): boolean {

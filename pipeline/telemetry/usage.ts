@@ -21,15 +21,19 @@ export class UsageCounter {
   private readonly refs = new Map<string, { count: number; last: number }>();
 
   add(event: TelemetryEvent, ts: number): void {
-    this.addCall(event.tool_name, event.memory_refs, ts);
+    this.addCall(event.tool_name);
+    if (event.memory_refs !== undefined) this.addRefs(event.memory_refs, ts);
   }
 
-  /** One call of the tool named `toolName` (raw), listing `refs` (its memory_refs, if any). */
-  addCall(toolName: string, refs: string[] | undefined, ts: number): void {
+  /** One call of the tool named `toolName` (raw). */
+  addCall(toolName: string): void {
     const tool = this.tools.get(toolName);
     if (tool !== undefined) tool.calls += 1;
     else if (this.tools.size < MAX_KEYS) this.tools.set(toolName, { calls: 1 });
-    if (refs === undefined) return;
+  }
+
+  /** The rule ids a call at `ts` listed in its memory_refs. */
+  addRefs(refs: string[], ts: number): void {
     for (const id of refs) {
       if (!RULE_ID.test(id)) continue;
       const seen = this.refs.get(id);

@@ -3,6 +3,7 @@
  * slow outliers, failures with as many distinct messages as asked, garbage, blanks and memory refs.
  * The same shape always gives the same text.
  */
+import { LineSplitter, type RawLine } from '../../pipeline/io/line-reader.js';
 import { prng } from './fuzz.js';
 
 export const BASE = Date.parse('2026-11-01T00:00:00.000Z');
@@ -73,3 +74,13 @@ export function makeLog(shape: LogShape): string {
   return `${out.join('\n')}\n`;
 }
 
+
+/** The lines of a text as the reader gives them, each copied (the reader reuses its line object and buffers). */
+export function splitLines(text: string, maxLineBytes: number): RawLine[] {
+  const lines: RawLine[] = [];
+  new LineSplitter(0, maxLineBytes, ({ text, offset, next, tooLong, bytes, start, end }) => {
+    const copy = bytes && start !== undefined && end !== undefined ? { bytes: Buffer.from(bytes.subarray(start, end)), start: 0, end: end - start } : {};
+    lines.push({ text, offset, next, tooLong, ...copy });
+  }).push(Buffer.from(text), 0);
+  return lines;
+}

@@ -1,10 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LineSplitter, type RawLine } from '../../pipeline/io/line-reader.js';
 import { IngestFold } from '../../pipeline/stages/ingest-fold.js';
 import { EventScanner } from '../../pipeline/telemetry/event-scanner.js';
 import { checkEventTime } from '../../pipeline/telemetry/event.js';
-import { makeLog } from '../helpers/night-log.js';
+import { makeLog, splitLines } from '../helpers/night-log.js';
 
 /**
  * The event scanner reads most lines straight from their bytes and leaves the rest to JSON.parse and the
@@ -184,10 +183,9 @@ describe('IngestFold reading bytes', () => {
     const text = `${log}\n${extra.join('\n')}\n`;
     const settings = { sample_size: 5, window_days: 7, max_clusters: 10_000, slow_factor: 2, baseline_min_samples: 20, slow_min_ms: 0 };
     const segment = { file: 'logs/telemetry.jsonl', cutoff: null };
-    const asBytes = new IngestFold(settings, {});
+    const asBytes = new IngestFold(settings, {}, { scanAfterLines: 0 });
     const asText = new IngestFold(settings, {});
-    const lines: RawLine[] = [];
-    new LineSplitter(0, 1 << 20, (l) => lines.push(l)).push(Buffer.from(text), 0);
+    const lines = splitLines(text, 1 << 20);
     for (const l of lines) {
       asBytes.line(l, segment);
       asText.line({ text: l.text, offset: l.offset, next: l.next, tooLong: l.tooLong }, segment);

@@ -1,10 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LineSplitter, type RawLine } from '../../pipeline/io/line-reader.js';
 import { IngestFold, type FoldSegment, type FoldSettings } from '../../pipeline/stages/ingest-fold.js';
 import { mergePartial, rangeFold, settledBy, toPartial, type RangeRequest } from '../../pipeline/stages/ingest-merge.js';
 import type { Baseline } from '../../pipeline/memory/state.js';
-import { BASE, makeLog } from '../helpers/night-log.js';
+import { BASE, makeLog, splitLines } from '../helpers/night-log.js';
 
 /**
  * A large night is folded in two: the start by the main thread, the end by a worker that cannot know
@@ -14,13 +13,6 @@ import { BASE, makeLog } from '../helpers/night-log.js';
  */
 
 const SEED = 20_261_122;
-function splitLines(text: string, maxLineBytes: number): RawLine[] {
-  const lines: RawLine[] = [];
-  const splitter = new LineSplitter(0, maxLineBytes, (line) => lines.push(line));
-  splitter.push(Buffer.from(text), 0);
-  return lines;
-}
-
 /** Everything a user sees from the fold (and the next night's state). */
 function outcome(fold: IngestFold) {
   return {
