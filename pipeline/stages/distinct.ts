@@ -1,14 +1,19 @@
-import { fnv1a, mix32 } from './hash.js';
+import { hash52 } from './hash.js';
 
 /**
  * Distinct values of a stream in bounded memory: exact up to `exactLimit` values, then a HyperLogLog
- * estimate (4096 registers, about 1.6% error) plus the `keep` smallest values, which is all a cluster
- * reports (a count, and the first ids in sorted order). Memory no longer grows with the log.
+ * estimate (4096 registers, about 1.6% error), plus the `keep` smallest values, which is all a cluster
+ * reports (a count, and the first ids in sorted order). Values are told apart by a 52-bit hash kept in
+ * a typed array, not by the strings themselves: a counter costs a few kilobytes however long its values,
+ * and none of them is an object the garbage collector has to move. Two distinct values share a hash with
+ * a chance of about one in 10^10 for a full counter.
  */
 export class DistinctCounter {
-  private exact: Set<string> | null = new Set();
+  /** Exact mode: an open-addressing set of value hashes plus one (0 is an empty slot); null once estimating. */
+  private slots: Float64Array | null = new Float64Array(INITIAL_SLOTS);
+  private count = 0;
   private registers: Uint8Array | null = null;
-  /** The `keep` smallest values seen, sorted (kept once the exact set is dropped). */
+  /** The `keep` smallest values seen, sorted. */
   private smallest: string[] = [];
 
   constructor(
@@ -17,55 +22,96 @@ export class DistinctCounter {
   ) {}
 
   add(value: string): void {
-    if (this.exact) {
-      if (this.exact.has(value)) return;
-      this.exact.add(value);
-      if (this.exact.size > this.exactLimit) this.switchToSketch();
+    const hash = hash52(value);
+    if (this.slots !== null) {
+      if (!this.insert(hash)) return;
+      this.keepSmallest(value);
+      if (this.count > this.exactLimit) this.switchToSketch();
       return;
     }
-    this.sketch(value);
+    this.sketch(hash);
     this.keepSmallest(value);
   }
 
   get size(): number {
-    return this.exact ? this.exact.size : Math.max(this.exactLimit + 1, Math.round(estimate(this.registers!)));
+    return this.slots !== null ? this.count : Math.max(this.exactLimit + 1, Math.round(estimate(this.registers!)));
   }
 
   /** Plain data for another thread (structured clone): what `merge` takes. */
   toState(): DistinctState {
-    return this.exact ? { exact: [...this.exact], registers: null, smallest: [] } : { exact: null, registers: this.registers!, smallest: [...this.smallest] };
+    return this.slots !== null
+      ? { hashes: this.hashes(), registers: null, smallest: [...this.smallest] }
+      : { hashes: null, registers: this.registers!, smallest: [...this.smallest] };
   }
 
   /**
    * Adds the values another counter saw. The result is the counter of the union, exactly as if one
-   * counter had seen both streams: the exact set, the sketch (registers are a max) and the smallest
+   * counter had seen both streams: the hash set, the sketch (registers are a max) and the smallest
    * values depend only on which values were seen, never on their order.
    */
   merge(other: DistinctState): void {
-    if (other.exact) {
-      for (const value of other.exact) this.add(value);
-      return;
+    if (other.hashes !== null && this.slots !== null) {
+      for (const hash of other.hashes) this.insert(hash);
+      if (this.count > this.exactLimit) this.switchToSketch();
+    } else {
+      if (this.slots !== null) this.switchToSketch();
+      const registers = this.registers!;
+      if (other.hashes !== null) for (const hash of other.hashes) this.sketch(hash);
+      else for (let i = 0; i < registers.length; i++) if (other.registers![i]! > registers[i]!) registers[i] = other.registers![i]!;
     }
-    if (this.exact) this.switchToSketch();
-    const registers = this.registers!;
-    for (let i = 0; i < registers.length; i++) if (other.registers![i]! > registers[i]!) registers[i] = other.registers![i]!;
     for (const value of other.smallest) this.keepSmallest(value);
   }
 
   /** The smallest `keep` values, sorted. */
   first(): string[] {
-    return this.exact ? [...this.exact].sort().slice(0, this.keep) : [...this.smallest];
+    return [...this.smallest];
+  }
+
+  /** Adds a hash to the exact set; false when it was there. */
+  private insert(hash: number): boolean {
+    let slots = this.slots!;
+    const stored = hash + 1;
+    const mask = slots.length - 1;
+    let i = (hash % 0x100000000) & mask;
+    for (;;) {
+      const at = slots[i]!;
+      if (at === stored) return false;
+      if (at === 0) break;
+      i = (i + 1) & mask;
+    }
+    slots[i] = stored;
+    this.count += 1;
+    // Kept at most half full: the table doubles (up to twice the limit's power of two).
+    if (this.count * 2 > slots.length) {
+      const old = slots;
+      slots = this.slots = new Float64Array(old.length * 2);
+      const bigger = slots.length - 1;
+      for (const entry of old) {
+        if (entry === 0) continue;
+        let j = ((entry - 1) % 0x100000000) & bigger;
+        while (slots[j] !== 0) j = (j + 1) & bigger;
+        slots[j] = entry;
+      }
+    }
+    return true;
+  }
+
+  private hashes(): number[] {
+    const out: number[] = [];
+    for (const entry of this.slots!) if (entry !== 0) out.push(entry - 1);
+    return out;
   }
 
   private switchToSketch(): void {
+    const hashes = this.hashes();
     this.registers = new Uint8Array(REGISTERS);
-    for (const value of this.exact!) this.sketch(value);
-    this.smallest = [...this.exact!].sort().slice(0, this.keep);
-    this.exact = null;
+    for (const hash of hashes) this.sketch(hash);
+    this.slots = null;
   }
 
-  private sketch(value: string): void {
-    const hash = mix32(fnv1a(value));
+  /** Sketches a value by its hash's low 32 bits (well mixed). */
+  private sketch(hash52: number): void {
+    const hash = hash52 % 0x100000000;
     const index = hash >>> (32 - P);
     const rest = (hash << P) >>> 0;
     const rank = rest === 0 ? 32 - P + 1 : Math.clz32(rest) + 1;
@@ -89,11 +135,13 @@ export class DistinctCounter {
 }
 
 export interface DistinctState {
-  exact: string[] | null;
+  /** The exact set's hashes, or null when the counter estimates (then `registers`). */
+  hashes: number[] | null;
   registers: Uint8Array | null;
   smallest: string[];
 }
 
+const INITIAL_SLOTS = 16;
 const P = 12;
 const REGISTERS = 1 << P;
 

@@ -1,4 +1,4 @@
-import { mix32 } from './hash.js';
+import { hash52 } from './hash.js';
 import { signatureText } from './signature.js';
 
 /** A normalized first line of the error messages, with how often it was seen. */
@@ -11,7 +11,7 @@ export interface Signature {
 export interface SignatureState {
   /** Counts by signature key, in first-seen order. */
   byText: [string, number][];
-  /** Counts of the signatures past the cap, by signatureHash (a range's fold only). */
+  /** Counts of the signatures past the cap, by hash52 (a range's fold only). */
   byHash: [number, number][];
   /** A signature was turned away uncounted: past the cap, and past the hashed ones' budget. */
   dropped: boolean;
@@ -70,7 +70,7 @@ export class SignatureCounter {
       this.dropped = true;
       return;
     }
-    const hash = signatureHash(key);
+    const hash = hash52(key);
     const hashed = this.byHash.get(hash);
     if (hashed !== undefined) {
       this.byHash.set(hash, hashed + 1);
@@ -96,7 +96,7 @@ export class SignatureCounter {
     const byHash = new Map(other.byHash);
     const mine = new Set(this.byText.keys());
     for (const key of mine) {
-      const n = byText.get(key) ?? byHash.get(signatureHash(key)) ?? 0;
+      const n = byText.get(key) ?? byHash.get(hash52(key)) ?? 0;
       this.byText.set(key, this.byText.get(key)! + n);
     }
     for (const [key, n] of other.byText) {
@@ -118,19 +118,4 @@ export class SignatureCounter {
       .sort((a, b) => b.count - a.count || (a.text < b.text ? -1 : 1))
       .slice(0, n);
   }
-}
-
-/**
- * A 52-bit hash of a signature (FNV-1a and a polynomial hash, mixed): two distinct signatures of one
- * cluster share it with a chance of about one in 10^13 per pair, which is what a merge relies on.
- */
-function signatureHash(text: string): number {
-  let fnv = 0x811c9dc5;
-  let poly = 7;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    fnv = Math.imul(fnv ^ c, 0x01000193);
-    poly = (Math.imul(poly, 31) + c) | 0;
-  }
-  return ((fnv >>> 0) >>> 12) * 2 ** 32 + mix32(poly ^ text.length);
 }
