@@ -47,7 +47,8 @@ export function settledBy(fold: IngestFold): Omit<RangeStart, 'offset'> {
 
 /** A fold for the end of a file, not knowing the lines before it except what they settled. */
 export function rangeFold(request: RangeRequest, start: Omit<RangeStart, 'offset'>, maxSignatures = RANGE_MAX_SIGNATURES): IngestFold {
-  return new IngestFold(request.settings, request.baselines, { deferUnsettled: true, maxSignatures, hashOverflowSignatures: true, known: start.thresholds, settledSignatures: start.signatures });
+  // A range is the end of a large file: read with the event scanner from its first line.
+  return new IngestFold(request.settings, request.baselines, { deferUnsettled: true, maxSignatures, hashOverflowSignatures: true, known: start.thresholds, settledSignatures: start.signatures, scanAfterLines: 0 });
 }
 
 export function toPartial(fold: IngestFold, consumed: number): PartialFold {

@@ -33,6 +33,8 @@ export interface ParallelIngest {
 }
 
 const HEAD_BYTES = 1024;
+/** A night at least this large is read with the event scanner from its first line. */
+const SCAN_AT_ONCE_BYTES = 8 << 20;
 const TAIL_BYTES = 256;
 
 /**
@@ -42,8 +44,6 @@ const TAIL_BYTES = 256;
  */
 export async function ingest<I extends { state: State; notices: string[] }>(input: I, ctx: RunContext): Promise<I & IngestResult> {
   const { settings } = ctx;
-  const fold = new IngestFold(settings, input.state.baselines);
-  const { lines } = fold;
   const cursors: Record<string, Cursor> = { ...input.state.cursors };
   const notices: string[] = [];
 
@@ -58,6 +58,9 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
   let total = 0;
   for (const { segments } of plans) for (const segment of segments) total += Math.max(0, ((await ctx.fs.identify(segment.absolute))?.size ?? 0) - segment.offset);
   ctx.progress?.start(total);
+  // A small night is read with JSON.parse first: the event scanner is faster only once compiled.
+  const fold = new IngestFold(settings, input.state.baselines, total >= SCAN_AT_ONCE_BYTES ? { scanAfterLines: 0 } : {});
+  const { lines } = fold;
   let doneBefore = 0;
   let parallel: ParallelIngest | null = null;
   for (const { file, absolute, segments } of plans) {

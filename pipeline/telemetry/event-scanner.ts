@@ -17,6 +17,8 @@ export class EventScanner {
   exitCode = 0;
   durationMs = 0;
   private buf: Buffer = Buffer.alloc(0);
+  /** `buf` read four bytes at a time. */
+  private view: DataView = new DataView(new ArrayBuffer(0));
   private readonly kind = new Uint8Array(FIELDS);
   private readonly from = new Int32Array(FIELDS);
   private readonly to = new Int32Array(FIELDS);
@@ -33,7 +35,11 @@ export class EventScanner {
   scan(buf: Buffer, start: number, end: number): boolean {
     // The byte after the line must stop every loop below (a newline, a CR, or the buffer's end).
     if (end - start > MAX_SCANNED || buf[start] !== OPEN_BRACE || (end < buf.length && buf[end] !== NEWLINE && buf[end] !== CR)) return false;
-    this.buf = buf;
+    if (buf !== this.buf) {
+      this.buf = buf;
+      this.view = new DataView(buf.buffer, buf.byteOffset, buf.length);
+    }
+    const view = this.view;
     const kind = this.kind;
     const after = this.after;
     let seen = 0;
@@ -46,7 +52,7 @@ export class EventScanner {
       // A logger writes its keys in one order: the key that followed the previous one last time is
       // tried first, byte by byte; otherwise the key is read and looked up.
       let field = after[previous + 1]!;
-      let q = field >= 0 ? matchKey(buf, keyStart, field) : -1;
+      let q = field >= 0 ? matchKey(view, buf, keyStart, end, field) : -1;
       if (q < 0) {
         q = keyStart;
         while (PLAIN[buf[q]!] === 1) q += 1;
@@ -144,6 +150,9 @@ export class EventScanner {
 
   /** A string from just after its opening quote: STRING, ESCAPED (has escapes) or ABSENT. */
   private string(buf: Buffer, p: number, end: number): number {
+    // Four bytes at a time while none can end the plain run (see plainWord), then byte by byte.
+    const view = this.view;
+    while (p + 4 <= end && plainWord(view.getInt32(p, true))) p += 4;
     while (PLAIN[buf[p]!] === 1) p += 1;
     if (p >= end) return ABSENT;
     if (buf[p] === QUOTE) {
@@ -336,6 +345,8 @@ const MAX_SCANNED = 1 << 26;
 const FIELD_NAMES = ['timestamp', 'tool_name', 'input_hash', 'exit_code', 'duration_ms', 'error_category', 'error_message', 'session_id', 'agent', 'memory_refs'] as const;
 const FIELDS = FIELD_NAMES.length;
 const FIELD_BYTES = FIELD_NAMES.map((name) => Uint8Array.from(name, (c) => c.charCodeAt(0)));
+/** Each name's whole four-byte words, little-endian (as DataView.getInt32(…, true) reads them). */
+const FIELD_WORDS = FIELD_BYTES.map((name) => Int32Array.from({ length: name.length >> 2 }, (_, w) => new DataView(name.buffer).getInt32(w * 4, true)));
 const [TIMESTAMP, TOOL_NAME, INPUT_HASH, EXIT_CODE, DURATION_MS, ERROR_CATEGORY, ERROR_MESSAGE, SESSION_ID, AGENT, MEMORY_REFS] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] as const;
 const OPTIONAL_STRINGS = [ERROR_CATEGORY, ERROR_MESSAGE, SESSION_ID, AGENT];
 
@@ -384,11 +395,27 @@ const ESCAPES: Record<number, string> = { 0x22: '"', 0x5c: '\\', 0x2f: '/', 0x62
 const SIMPLE_ESCAPE = new Uint8Array(256).map((_, c) => (ESCAPES[c] !== undefined ? 1 : 0));
 
 /** The position of the closing quote when `field`'s name is the key at `from`, else -1. */
-function matchKey(buf: Buffer, from: number, field: number): number {
+function matchKey(view: DataView, buf: Buffer, from: number, end: number, field: number): number {
   const name = FIELD_BYTES[field]!;
   const length = name.length;
-  for (let i = 0; i < length; i++) if (buf[from + i] !== name[i]) return -1;
+  if (from + length >= end) return -1;
+  // The name's whole four-byte words, then its last bytes, then the closing quote.
+  const words = FIELD_WORDS[field]!;
+  let i = 0;
+  for (let w = 0; w < words.length; w++, i += 4) if (view.getInt32(from + i, true) !== words[w]) return -1;
+  for (; i < length; i++) if (buf[from + i] !== name[i]) return -1;
   return buf[from + length] === QUOTE ? from + length : -1;
+}
+
+/**
+ * Whether none of the four bytes in `w` ends a plain string: no quote, backslash, control character or
+ * non-ASCII byte. The classic bit tricks ("has a zero byte", "has a byte less than n") may report such a
+ * byte where there is none (the byte loop then looks), never miss one.
+ */
+function plainWord(w: number): boolean {
+  const quote = w ^ 0x22222222;
+  const backslash = w ^ 0x5c5c5c5c;
+  return (((w - 0x20202020) & ~w) | ((quote - 0x01010101) & ~quote) | ((backslash - 0x01010101) & ~backslash) | w) & 0x80808080 ? false : true;
 }
 
 /** The field a key names (compared byte by byte), or -1. */
