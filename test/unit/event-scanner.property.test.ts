@@ -166,6 +166,18 @@ describe('EventScanner', () => {
     }
   });
 
+  it('refuses raw control characters inside strings, wherever they fall', () => {
+    const message = 'a long error message, long enough to be read four bytes at a time';
+    for (let at = 0; at < message.length; at++) {
+      for (const control of ['\u0000', '\u0001', '\u001f', '\t', '\n']) {
+        const text = `{"timestamp":"2026-11-20T10:00:00Z","tool_name":"Read","input_hash":"h","exit_code":1,"duration_ms":5,"error_message":"${message.slice(0, at)}${control}${message.slice(at)}"}`;
+        expect(scanText(text), JSON.stringify(text)).toBe(false);
+      }
+      // DEL is not a control character to JSON: it stays, as JSON.parse keeps it.
+      expect(expectSameAsJson(`{"timestamp":"2026-11-20T10:00:00Z","tool_name":"Read","input_hash":"h","exit_code":1,"duration_ms":5,"error_message":"${message.slice(0, at)}\u007f${message.slice(at)}"}`)).toBe(true);
+    }
+  });
+
   it('never reads past the end of its line', () => {
     const text = '{"timestamp":"2026-11-20T10:00:00Z","tool_name":"Read","input_hash":"h","exit_code":0,"duration_ms":5}';
     const bytes = Buffer.from(`${text}\n${text}`);
@@ -173,6 +185,8 @@ describe('EventScanner', () => {
     // A range whose next byte is not a line end is refused rather than read beyond.
     expect(scanner.scan(bytes, 0, text.length - 1)).toBe(false);
     expect(scanner.scan(Buffer.from(`${text}}`), 0, text.length)).toBe(false);
+    // A line cut anywhere, at the very end of its buffer: refused, never read beyond.
+    for (let cut = 1; cut < text.length; cut++) expect(scanner.scan(Buffer.from(text.slice(0, cut)), 0, cut)).toBe(false);
   });
 });
 
