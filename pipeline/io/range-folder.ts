@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { PartialFold, RangeRequest, RangeStart } from '../stages/ingest-merge.js';
 import { packageRoot } from './paths.js';
@@ -27,10 +26,12 @@ export interface RangeFolderPort {
   start(request: RangeRequest, onProgress?: (bytes: number) => void): RangeJob;
 }
 
-/** The worker's script: next to this module in dist/, or dist/'s copy when running from source (tests). */
+/**
+ * The worker's script, in dist/ (also when running from source, as the tests do, and from the bundled
+ * CLI, whose modules no longer sit in their own directories).
+ */
 function workerScript(): string | null {
-  const here = fileURLToPath(import.meta.url);
-  const script = here.endsWith('.ts') ? resolve(packageRoot(), 'dist', 'pipeline', 'io', 'range-worker.js') : resolve(here, '..', 'range-worker.js');
+  const script = resolve(packageRoot(), 'dist', 'pipeline', 'io', 'range-worker.js');
   return existsSync(script) ? script : null;
 }
 
