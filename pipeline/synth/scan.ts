@@ -96,8 +96,27 @@ function collectHits(text: string): Hit[] {
   return hits;
 }
 
-/** Flags instruction-like text. Findings are in text order, one per distinct kind and phrase. */
+/**
+ * Flags instruction-like text. Findings are in text order, one per distinct kind and phrase. A run scans
+ * each piece of evidence several times (offline drafting, the prompt's fence, validation, the report),
+ * so results are remembered per text (frozen: callers share them), up to MEMO_TEXTS texts.
+ */
 export function scanInstructionLike(text: string): ScanResult {
+  const known = memo.get(text);
+  if (known !== undefined) return known;
+  const result = scanUncached(text);
+  if (text.length <= MEMO_TEXT_MAX) {
+    if (memo.size >= MEMO_TEXTS) memo.clear();
+    memo.set(text, result);
+  }
+  return result;
+}
+
+const memo = new Map<string, ScanResult>();
+const MEMO_TEXTS = 4096;
+const MEMO_TEXT_MAX = 4096;
+
+function scanUncached(text: string): ScanResult {
   const hits = collectHits(normalize(text)).sort((a, b) => a.index - b.index || a.order - b.order);
   const seen = new Set<string>();
   const findings: ScanFinding[] = [];
@@ -105,7 +124,7 @@ export function scanInstructionLike(text: string): ScanResult {
     const id = `${kind}\u0000${phrase.toLowerCase()}`;
     if (seen.has(id)) continue;
     seen.add(id);
-    findings.push({ kind, phrase });
+    findings.push(Object.freeze({ kind, phrase }));
   }
-  return { flagged: findings.length > 0, findings };
+  return Object.freeze({ flagged: findings.length > 0, findings: Object.freeze(findings) as ScanFinding[] });
 }
