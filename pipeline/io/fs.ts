@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import { closeSync, constants, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdir, open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { errors } from '../errors.js';
 import { readLines, type RawLine, type ReadLinesOptions } from './line-reader.js';
@@ -54,10 +54,16 @@ export async function appendOnce(path: string, text: string): Promise<void> {
   }
 }
 
+/**
+ * The port on Node's filesystem. Small reads and writes are synchronous inside the async interface: a
+ * CLI run makes some thirty of them, and each asynchronous call waits for a thread-pool round trip
+ * (about 15 ms of a pre-session dry run, with nothing else to do meanwhile). Reading a night's lines
+ * stays asynchronous: there the next read overlaps the parsing of the last.
+ */
 export const nodeFs: FsPort = {
   async readText(path) {
     try {
-      return await readFile(path, 'utf8');
+      return readFileSync(path, 'utf8');
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw errors.io('read', path, error);
@@ -66,13 +72,13 @@ export const nodeFs: FsPort = {
   async readRange(path, start, length) {
     try {
       if (isGzip(path)) return await readGzipRange(path, start, length);
-      const handle = await open(path, 'r');
+      const fd = openSync(path, 'r');
       try {
         const buffer = Buffer.alloc(length);
-        const { bytesRead } = await handle.read(buffer, 0, length, start);
+        const bytesRead = readSync(fd, buffer, 0, length, start);
         return buffer.subarray(0, bytesRead);
       } finally {
-        await handle.close();
+        closeSync(fd);
       }
     } catch (error) {
       if (isNotFound(error)) return undefined;
@@ -81,7 +87,7 @@ export const nodeFs: FsPort = {
   },
   async identify(path) {
     try {
-      const info = await stat(path);
+      const info = statSync(path);
       return { dev: info.dev, ino: info.ino, size: info.size, mtimeMs: info.mtimeMs };
     } catch (error) {
       if (isNotFound(error)) return undefined;
@@ -90,7 +96,7 @@ export const nodeFs: FsPort = {
   },
   async list(dir) {
     try {
-      return (await readdir(dir)).sort();
+      return readdirSync(dir).sort();
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw errors.io('list', dir, error);
@@ -106,28 +112,28 @@ export const nodeFs: FsPort = {
   async writeAtomic(path, content) {
     const temp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      await mkdir(dirname(path), { recursive: true });
-      const handle = await open(temp, 'w');
+      mkdirSync(dirname(path), { recursive: true });
+      const fd = openSync(temp, 'w');
       try {
-        await handle.writeFile(content, 'utf8');
-        await handle.sync();
+        writeFileSync(fd, content, 'utf8');
+        fsyncSync(fd);
       } finally {
-        await handle.close();
+        closeSync(fd);
       }
-      await rename(temp, path);
+      renameSync(temp, path);
     } catch (error) {
-      await rm(temp, { force: true });
+      rmSync(temp, { force: true });
       throw errors.io('write', path, error);
     }
   },
   async createExclusive(path, content) {
     try {
-      await mkdir(dirname(path), { recursive: true });
-      const handle = await open(path, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY);
+      mkdirSync(dirname(path), { recursive: true });
+      const fd = openSync(path, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY);
       try {
-        await handle.writeFile(content, 'utf8');
+        writeFileSync(fd, content, 'utf8');
       } finally {
-        await handle.close();
+        closeSync(fd);
       }
       return true;
     } catch (error) {
@@ -139,24 +145,24 @@ export const nodeFs: FsPort = {
     const prefix = `${basename(path)}.`;
     let names: string[];
     try {
-      names = await readdir(dirname(path));
+      names = readdirSync(dirname(path));
     } catch {
       return;
     }
     for (const name of names) {
-      if (name.startsWith(prefix) && /^\.[0-9a-f]{8}\.tmp$/.test(name.slice(prefix.length - 1))) await rm(join(dirname(path), name), { force: true });
+      if (name.startsWith(prefix) && /^\.[0-9a-f]{8}\.tmp$/.test(name.slice(prefix.length - 1))) rmSync(join(dirname(path), name), { force: true });
     }
   },
   async removeEmptyDir(path) {
     try {
-      await rmdir(path);
+      rmdirSync(path);
     } catch {
       // Not empty, or gone: either way there is nothing to clean up.
     }
   },
   async rename(from, to) {
     try {
-      await rename(from, to);
+      renameSync(from, to);
       return true;
     } catch (error) {
       if (isNotFound(error)) return false;
@@ -165,7 +171,7 @@ export const nodeFs: FsPort = {
   },
   async remove(path) {
     try {
-      await unlink(path);
+      unlinkSync(path);
     } catch (error) {
       if (!isNotFound(error)) throw errors.io('remove', path, error);
     }
