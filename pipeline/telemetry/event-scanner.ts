@@ -68,7 +68,8 @@ export class EventScanner {
       if (buf[p] !== COLON) return false;
       p = skipSpaces(buf, p + 1);
       const valueKind = this.value(buf, p, end, field);
-      if (valueKind === ABSENT) return false;
+      // A kind the contract refuses for this field (or ABSENT: not of the plain shape) ends the scan.
+      if (((ALLOWED_KINDS[field]! >> valueKind) & 1) === 0) return false;
       kind[field] = valueKind;
       this.from[field] = p;
       this.to[field] = this.pos;
@@ -238,33 +239,22 @@ export class EventScanner {
 
   /** The contract (checkEventTime) on the scanned values; sets ts, toolName, exitCode and durationMs. */
   private meetsContract(): boolean {
-    if (!this.timestampOk()) return false;
-    if (this.kindOf(TOOL_NAME) !== STRING || !plainLength(this.from[TOOL_NAME]!, this.to[TOOL_NAME]!)) return false;
-    if (this.kindOf(INPUT_HASH) !== STRING || !plainLength(this.from[INPUT_HASH]!, this.to[INPUT_HASH]!)) return false;
-    if (this.kindOf(EXIT_CODE) !== NUMBER || !Number.isInteger(this.num[EXIT_CODE])) return false;
+    // Each field's kind was checked as it was scanned (ALLOWED_KINDS); what is left: the required
+    // fields, the lengths, and the numbers' values.
+    if ((this.seen & REQUIRED) !== REQUIRED) return false;
+    if (this.kind[TIMESTAMP] === NUMBER) {
+      const value = this.num[TIMESTAMP]!;
+      if (!(value >= 0) || !Number.isFinite(value)) return false;
+    }
+    if (!plainLength(this.from[TOOL_NAME]!, this.to[TOOL_NAME]!) || !plainLength(this.from[INPUT_HASH]!, this.to[INPUT_HASH]!)) return false;
+    if (!Number.isInteger(this.num[EXIT_CODE])) return false;
     const duration = this.num[DURATION_MS]!;
-    if (this.kindOf(DURATION_MS) !== NUMBER || !(duration >= 0) || !Number.isFinite(duration)) return false;
-    for (const field of OPTIONAL_STRINGS) if (!OPTIONAL_STRING_KIND[this.kindOf(field)]) return false;
-    const refs = this.kindOf(MEMORY_REFS);
-    if (refs !== ABSENT && refs !== ARRAY) return false;
+    if (!(duration >= 0) || !Number.isFinite(duration)) return false;
     this.ts = this.num[TIMESTAMP]!;
     this.toolName = this.names.of(this.buf, this.from[TOOL_NAME]! + 1, this.to[TOOL_NAME]! - 1);
     this.exitCode = this.num[EXIT_CODE]!;
     this.durationMs = duration;
     return true;
-  }
-
-  /**
-   * Whether the timestamp is one the plain shape takes (its epoch ms are then in `num`): a canonical
-   * `YYYY-MM-DDTHH:MM:SS[.sss]Z` string (read from its digits, as parseTimestamp does) or a finite,
-   * non-negative number. Any other string goes to the slow path, whose Date.parse decides.
-   */
-  private timestampOk(): boolean {
-    const kind = this.kindOf(TIMESTAMP);
-    if (kind === CANONICAL) return true;
-    if (kind !== NUMBER) return false;
-    const value = this.num[TIMESTAMP]!;
-    return Number.isFinite(value) && value >= 0;
   }
 
   private valueOf(field: number, kind: number): unknown {
@@ -348,7 +338,6 @@ const FIELD_BYTES = FIELD_NAMES.map((name) => Uint8Array.from(name, (c) => c.cha
 /** Each name's whole four-byte words, little-endian (as DataView.getInt32(…, true) reads them). */
 const FIELD_WORDS = FIELD_BYTES.map((name) => Int32Array.from({ length: name.length >> 2 }, (_, w) => new DataView(name.buffer).getInt32(w * 4, true)));
 const [TIMESTAMP, TOOL_NAME, INPUT_HASH, EXIT_CODE, DURATION_MS, ERROR_CATEGORY, ERROR_MESSAGE, SESSION_ID, AGENT, MEMORY_REFS] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] as const;
-const OPTIONAL_STRINGS = [ERROR_CATEGORY, ERROR_MESSAGE, SESSION_ID, AGENT];
 
 // Value kinds.
 const ABSENT = 0;
@@ -362,8 +351,28 @@ const ARRAY = 7;
 /** A timestamp string in the canonical shape, read as it was scanned (its epoch ms are in `num`). */
 const CANONICAL = 8;
 const CANONICAL_LENGTHS = [24, 20];
-/** Kinds an optional string field may have (absent, null, a string). */
-const OPTIONAL_STRING_KIND = [true, true, true, false, true, false, false, false, false];
+
+/**
+ * Per field, the value kinds (a bit each) the contract takes, as checkEventTime does: a canonical
+ * timestamp string or a number (checked for its value later); strings for the tool name and the input
+ * hash (without escapes: their length is then their byte count); numbers for the exit code and the
+ * duration; a string or null for the optional texts; an array of strings for memory_refs. Anything else
+ * goes to JSON.parse, whose contract check names the reason.
+ */
+const ALLOWED_KINDS = Uint16Array.from([
+  (1 << CANONICAL) | (1 << NUMBER),
+  1 << STRING,
+  1 << STRING,
+  1 << NUMBER,
+  1 << NUMBER,
+  (1 << STRING) | (1 << ESCAPED) | (1 << NULL),
+  (1 << STRING) | (1 << ESCAPED) | (1 << NULL),
+  (1 << STRING) | (1 << ESCAPED) | (1 << NULL),
+  (1 << STRING) | (1 << ESCAPED) | (1 << NULL),
+  1 << ARRAY,
+]);
+/** The fields the contract requires. */
+const REQUIRED = (1 << TIMESTAMP) | (1 << TOOL_NAME) | (1 << INPUT_HASH) | (1 << EXIT_CODE) | (1 << DURATION_MS);
 
 const NEWLINE = 0x0a;
 const CR = 0x0d;
