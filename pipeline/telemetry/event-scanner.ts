@@ -136,7 +136,8 @@ export class EventScanner {
    */
   private timestampString(buf: Buffer, p: number, end: number): number {
     for (const length of CANONICAL_LENGTHS) {
-      if (buf[p + length + 1] !== QUOTE) continue;
+      // The closing quote must lie inside the line: nothing past `end` is read.
+      if (p + length + 1 >= end || buf[p + length + 1] !== QUOTE) continue;
       if (!canonicalUtcBytes(buf, p + 1, length, this.num, TIMESTAMP)) continue;
       this.pos = p + length + 2;
       return CANONICAL;

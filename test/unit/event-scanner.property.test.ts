@@ -185,6 +185,18 @@ describe('EventScanner', () => {
     // A range whose next byte is not a line end is refused rather than read beyond.
     expect(scanner.scan(bytes, 0, text.length - 1)).toBe(false);
     expect(scanner.scan(Buffer.from(`${text}}`), 0, text.length)).toBe(false);
+    // A timestamp last in its line, then bytes that would close it as a 24-character one: still read as
+    // its own 20 characters, from inside the line only.
+    const last = '{"tool_name":"Bash","input_hash":"ab","exit_code":0,"duration_ms":1,"timestamp":"2024-01-01T00:00:00Z"}';
+    const spied = new Proxy(Buffer.from(`${last}\n.000"`), {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key) && Number(key) > last.length) throw new Error(`read byte ${key}, past the line`);
+        const value = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    expect(scanner.scan(spied as unknown as Buffer, 0, last.length)).toBe(true);
+    expect(scanner.ts).toBe(Date.parse('2024-01-01T00:00:00Z'));
     // A line cut anywhere, at the very end of its buffer: refused, never read beyond.
     for (let cut = 1; cut < text.length; cut++) expect(scanner.scan(Buffer.from(text.slice(0, cut)), 0, cut)).toBe(false);
   });
