@@ -22,6 +22,10 @@ export interface FsPort {
   identify(path: string): Promise<FileIdentity | undefined>;
   /** Names of the entries of a directory; undefined when it does not exist. */
   list(dir: string): Promise<string[] | undefined>;
+  /**
+   * Streams the complete lines from byte `start` (see line-reader.ts); returns where the next read starts.
+   * Each line is valid only during its `onLine` call: the reader reuses the object and its buffers.
+   */
   readLines(path: string, start: number, options: ReadLinesOptions, onLine: (line: RawLine) => void): Promise<number>;
   /** Writes through a temp file, fsync and rename: a reader sees the old or the new content, never half. */
   writeAtomic(path: string, content: string): Promise<void>;
