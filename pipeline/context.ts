@@ -51,7 +51,7 @@ export interface RunContext {
   startupNotices: string[];
   /** Shown on a terminal during ingest; absent with --json, in CI and in tests. */
   progress?: Progress;
-  /** Folds the second half of a large night on another thread (absent: one thread reads everything). */
+  /** Folds the end of a large night's last log on another thread (absent: one thread reads everything). */
   rangeFolder?: RangeFolderPort;
 }
 

@@ -9,7 +9,6 @@
  * other module stay as tsc wrote them. Usage: `node dist/scripts/bundle-entries.js` (run by
  * `npm run build`, after tsc).
  */
-import { renameSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
 import { packageRoot } from '../pipeline/io/paths.js';
@@ -20,10 +19,11 @@ const EXTERNAL = ['@anthropic-ai/sdk', 'simple-git', 'yaml'];
 
 for (const entry of ENTRIES) {
   const path = resolve(packageRoot(), entry);
-  const temp = `${path}.bundle.tmp`;
+  // Written over its own input (esbuild reads every input first), so the source map keeps its name.
   await build({
     entryPoints: [path],
-    outfile: temp,
+    outfile: path,
+    allowOverwrite: true,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -34,6 +34,4 @@ for (const entry of ENTRIES) {
     sourcemap: true,
     logLevel: 'warning',
   });
-  renameSync(temp, path);
-  renameSync(`${temp}.map`, `${path}.map`);
 }

@@ -21,7 +21,7 @@ export interface CliDeps {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   isTTY: boolean;
-  /** Folds the second half of a large night on a worker thread (absent: one thread). */
+  /** Folds the end of a large night's last log on a worker thread (absent: one thread). */
   rangeFolder?: RangeFolderPort;
 }
 

@@ -193,7 +193,7 @@ export const SETTINGS: Record<SettingKey, SettingSpec> = {
   max_clusters: { description: 'Most distinct clusters one night may open (memory bound); further events are counted in a warning.', default: 10_000, check: int(1, 10_000_000), fromEnv: asNumber },
   max_line_bytes: { description: 'Longer telemetry lines are counted invalid (line_too_long) without being read.', default: 1 << 20, check: int(256), fromEnv: asNumber },
   ingest_worker_min_mb: {
-    description: 'A night with at least this many MiB to read in one log is split: a worker thread folds its second half while the main thread folds the first, and the two are merged into exactly the same result (on machines with 2 or more cores; 0 never splits).',
+    description: 'A night with at least this many MiB to read in one log is split: a worker thread folds the end of the file (a little under half of what is left once the worker is ready) while the main thread folds the rest, and the two are merged into exactly the same result (on machines with 2 or more cores; 0 never splits).',
     default: 32,
     check: (value: unknown) =>
       typeof value === 'number' && Number.isFinite(value) && value >= 0 ? { ok: true as const, value } : { ok: false as const, expected: 'a number of MiB, 0 or more (0: never split)' },

@@ -91,7 +91,9 @@ const KEPT_IDS = 50;
 const DISTINCT_EXACT = 1024;
 const MAX_TRACKED = 10_000;
 const MAX_SIGNATURES = 32;
-const MAX_MEMO_CATEGORIES = 256;
+/** Cluster keys memoized per builder, and the longest raw tool name + category memoized. */
+const MAX_MEMO_KEYS = 4096;
+const MAX_MEMO_NAME = 256;
 /** Bounds a range fold's hashed signatures (16 bytes or so each); past it, its merge is refused. */
 const MAX_HASHED_SIGNATURES = 200_000;
 
@@ -126,6 +128,7 @@ export class ClusterBuilder {
   /** Raw tool name → raw category ('' for none) → cluster key; and raw tool name → slow cluster key. */
   private readonly failureKeys = new Map<string, Map<string, string>>();
   private readonly slowKeys = new Map<string, Map<string, string>>();
+  private memoKeys = 0;
   /** File name → its hash, for sample priorities (a night reads a few files). */
   private readonly fileHashes = new Map<string, number>();
   /** Some cluster turned a signature away uncounted: this builder's state cannot be merged exactly. */
@@ -173,18 +176,24 @@ export class ClusterBuilder {
 
   /**
    * The cluster key of an event (kind, cleaned tool, cleaned category), memoized by the raw tool name and
-   * category: building and hashing a new key string per event cost more than the rest of add().
+   * category: building and hashing a new key string per event cost more than the rest of add(). The memo
+   * holds at most MAX_MEMO_KEYS entries of short names in all (a hostile log may invent names and
+   * categories at will: past the cap, keys are built each time, as before the memo).
    */
   private mapKey(kind: ClusterKind, event: TelemetryEvent): string {
     const memo = kind === 'failure' ? this.failureKeys : this.slowKeys;
+    const rawTool = event.tool_name;
     const rawCategory = kind === 'failure' ? (event.error_category ?? '') : '';
-    let byCategory = memo.get(event.tool_name);
+    let byCategory = memo.get(rawTool);
     let key = byCategory?.get(rawCategory);
     if (key === undefined) {
       const category = kind === 'failure' ? failureCategory(event, this.categories) : null;
-      key = `${kind}\u0000${this.toolName(event.tool_name)}\u0000${category ?? ''}`;
-      if (byCategory === undefined && memo.size < MAX_TRACKED) memo.set(event.tool_name, (byCategory = new Map()));
-      if (byCategory !== undefined && byCategory.size < MAX_MEMO_CATEGORIES) byCategory.set(rawCategory, key);
+      key = `${kind}\u0000${this.toolName(rawTool)}\u0000${category ?? ''}`;
+      if (this.memoKeys < MAX_MEMO_KEYS && rawTool.length + rawCategory.length <= MAX_MEMO_NAME) {
+        if (byCategory === undefined) memo.set(rawTool, (byCategory = new Map()));
+        byCategory.set(rawCategory, key);
+        this.memoKeys += 1;
+      }
     }
     return key;
   }
