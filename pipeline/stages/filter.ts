@@ -1,5 +1,5 @@
 import type { Baseline } from '../memory/state.js';
-import type { TelemetryEvent } from '../telemetry/event.js';
+import { ParsedEvent, type ReadEvent, type TelemetryEvent } from '../telemetry/event.js';
 import type { EventRef } from './cluster.js';
 
 /**
@@ -24,10 +24,7 @@ export interface SlowCall {
 export type OnSlow = (call: SlowCall) => void;
 
 /** The call being observed: its time, and its event (built on demand). */
-export interface EventSource {
-  readonly ts: number;
-  event(): TelemetryEvent;
-}
+export type EventSource = Pick<ReadEvent, 'ts' | 'event'>;
 
 export interface SlowDetectorOptions {
   slowFactor: number;
@@ -108,7 +105,7 @@ export class SlowDetector {
 
   /** One success, at `offset` in `file` (the reference is built only for calls that are kept). */
   observe(event: TelemetryEvent, ts: number, file: string, offset: number): void {
-    this.observeSuccess(event.tool_name, event.duration_ms, file, offset, { ts, event: () => event });
+    this.observeSuccess(event.tool_name, event.duration_ms, file, offset, new ParsedEvent().set(event, ts));
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { RawLine } from '../io/line-reader.js';
 import type { Baseline } from '../memory/state.js';
-import { checkEventTime, type InvalidReason, type TelemetryEvent } from '../telemetry/event.js';
+import { checkEventTime, ParsedEvent, type InvalidReason, type ReadEvent, type TelemetryEvent } from '../telemetry/event.js';
 import { EventScanner } from '../telemetry/event-scanner.js';
 import { UsageCounter } from '../telemetry/usage.js';
 import { ClusterBuilder, toolNameCleaner } from './cluster.js';
@@ -71,6 +71,8 @@ export class IngestFold {
   readonly detector: SlowDetector;
   readonly usage = new UsageCounter();
   private readonly scanner = new EventScanner();
+  /** The line JSON.parse read, as the scanner presents its own (one object, set to each line). */
+  private readonly parsed = new ParsedEvent();
   private readonly scanAfterLines: number;
   /**
    * Earliest and latest valid event (epoch ms) over everything folded, and the latest since the last
@@ -99,7 +101,10 @@ export class IngestFold {
   line(line: RawLine, segment: FoldSegment): void {
     // Most lines are read from their bytes; the rest (and lines given as text) go through JSON.parse.
     // A small night is all JSON.parse: the scanner is faster only once the JIT has compiled it.
-    if (line.bytes !== undefined && this.lines.read >= this.scanAfterLines && this.scanner.scan(line.bytes, line.start!, line.end!)) return this.scanned(segment, line.offset);
+    if (line.bytes !== undefined && this.lines.read >= this.scanAfterLines && this.scanner.scan(line.bytes, line.start!, line.end!)) {
+      this.lines.read += 1;
+      return this.valid(this.scanner, segment, line.offset);
+    }
     if (!line.tooLong && line.text.trim() === '') {
       this.lines.blank += 1;
       return;
@@ -114,32 +119,22 @@ export class IngestFold {
     }
     const ts = checkEventTime(value);
     if (typeof ts !== 'number') return this.countInvalid(ts, segment.file, line.offset);
-    const event = value as TelemetryEvent;
-    if (segment.cutoff !== null && ts <= segment.cutoff) {
-      this.lines.old += 1;
-      return;
-    }
-    this.countValid(ts);
-    this.usage.add(event, ts);
-    if (isFailure(event)) this.builder.add('failure', event, ts, { file: segment.file, offset: line.offset });
-    else if (event.exit_code === 0) this.detector.observe(event, ts, segment.file, line.offset);
+    this.valid(this.parsed.set(value as TelemetryEvent, ts), segment, line.offset);
   }
 
-  /** Folds the line the scanner just accepted (a valid event): what `line` does after JSON.parse. */
-  private scanned(segment: FoldSegment, offset: number): void {
-    const scanner = this.scanner;
-    const ts = scanner.ts;
-    this.lines.read += 1;
+  /** Folds a valid event, however it was read: its event object is built only when something keeps it. */
+  private valid(read: ReadEvent, segment: FoldSegment, offset: number): void {
+    const ts = read.ts;
     if (segment.cutoff !== null && ts <= segment.cutoff) {
       this.lines.old += 1;
       return;
     }
     this.countValid(ts);
-    this.usage.addCall(scanner.toolName);
-    const refs = scanner.memoryRefs();
+    this.usage.addCall(read.toolName);
+    const refs = read.memoryRefs();
     if (refs !== undefined) this.usage.addRefs(refs, ts);
-    if (scanner.exitCode === 0) return this.detector.observeSuccess(scanner.toolName, scanner.durationMs, segment.file, offset, scanner);
-    const event = scanner.event();
+    if (read.exitCode === 0) return this.detector.observeSuccess(read.toolName, read.durationMs, segment.file, offset, read);
+    const event = read.event();
     if (isFailure(event)) this.builder.add('failure', event, ts, { file: segment.file, offset });
   }
 

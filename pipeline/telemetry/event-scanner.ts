@@ -1,4 +1,4 @@
-import { canonicalUtcBytes, type TelemetryEvent } from './event.js';
+import { canonicalUtcBytes, type ReadEvent, type TelemetryEvent } from './event.js';
 
 /**
  * The hot path's reader of one telemetry line, straight from the bytes: no decoded line, no parsed
@@ -10,7 +10,7 @@ import { canonicalUtcBytes, type TelemetryEvent } from './event.js';
  * line this accepts is one JSON.parse accepts as a valid event, with the same values; the property test
  * in test/unit/event-scanner.property.test.ts holds it to that.
  */
-export class EventScanner {
+export class EventScanner implements ReadEvent {
   /** Of the last accepted line: its time (epoch ms), tool name, exit code and duration. */
   ts = 0;
   toolName = '';

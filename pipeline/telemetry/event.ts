@@ -12,6 +12,45 @@ export interface TelemetryEvent {
   memory_refs?: string[];
 }
 
+/**
+ * A valid event as the hot path reads it: its time and the fields every line needs, and the event
+ * object itself, built only when something keeps it (EventScanner reads most lines this way).
+ */
+export interface ReadEvent {
+  readonly ts: number;
+  readonly toolName: string;
+  readonly exitCode: number;
+  readonly durationMs: number;
+  memoryRefs(): string[] | undefined;
+  event(): TelemetryEvent;
+}
+
+/** An event JSON.parse gave (and the contract check passed) as a ReadEvent; set to each line in turn. */
+export class ParsedEvent implements ReadEvent {
+  ts = 0;
+  toolName = '';
+  exitCode = 0;
+  durationMs = 0;
+  private value: TelemetryEvent | undefined;
+
+  set(value: TelemetryEvent, ts: number): this {
+    this.value = value;
+    this.ts = ts;
+    this.toolName = value.tool_name;
+    this.exitCode = value.exit_code;
+    this.durationMs = value.duration_ms;
+    return this;
+  }
+
+  memoryRefs(): string[] | undefined {
+    return this.value!.memory_refs;
+  }
+
+  event(): TelemetryEvent {
+    return this.value!;
+  }
+}
+
 export type InvalidReason =
   | 'invalid_json'
   | 'not_an_object'

@@ -1,4 +1,3 @@
-import type { TelemetryEvent } from './event.js';
 
 /** What the lifecycle needs to know about a night's telemetry besides its clusters. */
 export interface UsageSummary {
@@ -19,11 +18,6 @@ export class UsageCounter {
   /** Tool name -> its call count, in a box so a call costs one lookup. */
   private readonly tools = new Map<string, { calls: number }>();
   private readonly refs = new Map<string, { count: number; last: number }>();
-
-  add(event: TelemetryEvent, ts: number): void {
-    this.addCall(event.tool_name);
-    if (event.memory_refs !== undefined) this.addRefs(event.memory_refs, ts);
-  }
 
   /** One call of the tool named `toolName` (raw). */
   addCall(toolName: string): void {
