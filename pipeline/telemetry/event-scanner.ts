@@ -115,7 +115,8 @@ export class EventScanner implements ReadEvent {
 
   /** The last accepted line's memory_refs, or undefined when it has none. */
   memoryRefs(): string[] | undefined {
-    return this.kindOf(MEMORY_REFS) === ARRAY ? this.stringsOf(this.from[MEMORY_REFS]!, this.to[MEMORY_REFS]!) : undefined;
+    // Present means an array of strings: no other kind is allowed for this field (ALLOWED_KINDS).
+    return (this.seen & (1 << MEMORY_REFS)) !== 0 ? this.stringsOf(this.from[MEMORY_REFS]!, this.to[MEMORY_REFS]!) : undefined;
   }
 
   /** Scans the value at `p` and returns its kind (ABSENT: not of the plain shape); sets `pos` after it. */
@@ -232,10 +233,6 @@ export class EventScanner implements ReadEvent {
       if (buf[p] !== COMMA) return ABSENT;
       p = skipSpaces(buf, p + 1);
     }
-  }
-
-  private kindOf(field: number): number {
-    return ((this.seen >> field) & 1) !== 0 ? this.kind[field]! : ABSENT;
   }
 
   /** The contract (checkEventTime) on the scanned values; sets ts, toolName, exitCode and durationMs. */
