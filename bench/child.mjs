@@ -154,7 +154,7 @@ async function viaIngest(root, prepared) {
 async function prepareIngest(root) {
   const lib = (path) => import(pathToFileURL(resolve(repo, 'dist/pipeline', path)).href);
   const [{ ingest }, { defaultSettings }, { nodeFs }, { emptyState }, { workerRangeFolder }] = await Promise.all([
-    lib('stages/ingest.js'), lib('settings/schema.js'), lib('io/fs.js'), lib('memory/state.js'), lib('io/range-folder.js'),
+    lib('stages/ingest.js'), lib('settings/schema.js'), lib('io/fs.js'), lib('memory/state.js'), lib('ingest/range-folder.js'),
   ]);
   // As the CLI runs it: a large night's second half is folded by a worker thread (2+ cores), unless
   // SLEEP_CYCLE_INGEST_WORKER_MIN_MB=0 turns that off.

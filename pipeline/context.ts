@@ -1,6 +1,6 @@
 import type { FsPort } from './io/fs.js';
 import type { GitPort } from './io/git.js';
-import type { RangeFolderPort } from './io/range-folder.js';
+import type { RangeFolderPort } from './ingest/range-folder.js';
 import type { Settings } from './settings/schema.js';
 import type { ClaudeSynthesizer } from './synth/claude.js';
 import type { Synthesizer } from './synth/port.js';

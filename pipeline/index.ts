@@ -1,7 +1,7 @@
 /** Public library API. */
 export { runSleepCycle, STAGES, type RunResult } from './run.js';
 export type { RunContext, RunOptions, Logger } from './context.js';
-export { SleepCycleError, errors, EXIT_CODES, type ErrorCode } from './errors.js';
+export { SleepCycleError, errors, EXIT_CODES, type ErrorCode } from './model/errors.js';
 export { checkEvent, isTelemetryEvent, parseTimestamp, type TelemetryEvent, type InvalidReason } from './telemetry/event.js';
 export { createTelemetryLogger, buildTelemetryEvent, type TelemetryCall, type TelemetryLogger, type TelemetryLoggerOptions } from './telemetry/logger.js';
 export { classifyError, splitExitCode, compileCategoryPatterns, DEFAULT_CATEGORIES, type CategoryPattern, type CategoryPatternSpec } from './telemetry/classify.js';
@@ -17,8 +17,11 @@ export { nodeFs, type FsPort } from './io/fs.js';
 export { simpleGitPort, type GitPort } from './io/git.js';
 export { systemClock, fixedClock, type Clock } from './io/clock.js';
 export { createOfflineSynthesizer } from './synth/offline.js';
-export type { Synthesizer, DraftRule, RuleTarget, SynthesizeRequest } from './synth/port.js';
-export { redact } from './synth/redact.js';
+export type { Synthesizer, SynthesizeRequest } from './synth/port.js';
+export type { DraftRule } from './model/draft.js';
+export type { RuleTarget } from './model/rule-target.js';
+export type { Cluster, Evidence, PromotedCluster } from './model/cluster.js';
+export { redact } from './safety/redact.js';
 export { parseSafetyPolicy, type SafetyPolicy } from './safety/policy.js';
 export { evaluateDraft, type SafetyVerdict } from './safety/evaluate.js';
 export { parseMemory, addRules } from './memory/memory-md.js';

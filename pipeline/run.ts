@@ -1,7 +1,9 @@
 import type { RunContext } from './context.js';
+import { StageTable, type Produced, type StageSpec } from './stage-table.js';
 import { acquireLock } from './io/lock.js';
 import { repoPaths } from './io/paths.js';
-import { apply, writeReport } from './stages/apply.js';
+import { apply } from './stages/apply.js';
+import { writeReport } from './stages/write-report.js';
 import { commit } from './stages/commit.js';
 import { decay } from './stages/decay.js';
 import { gate } from './stages/gate.js';
@@ -13,41 +15,41 @@ import { reconcile } from './stages/reconcile.js';
 import { report } from './stages/report.js';
 import { synthesize } from './stages/synthesize.js';
 import { validate } from './stages/validate.js';
-import type { Cluster } from './stages/cluster.js';
-import type { ClusterOutcome } from './stages/gate.js';
+import type { Cluster } from './model/cluster.js';
+import type { ClusterOutcome } from './model/cluster.js';
 import type { LineCounts, ParallelIngest } from './stages/ingest.js';
 import type { Plan, Proposal } from './stages/plan.js';
 import type { LlmRunStats } from './stages/synthesize.js';
 
-type StageFn = (input: never, ctx: RunContext) => Promise<object>;
-
-interface StageSpec {
-  name: string;
-  /** Whether the stage runs in --dry-run. Every stage that writes memory, state or git says false. */
-  inDryRun: boolean;
-  run: StageFn;
-}
-
 /** The sleep cycle, declared once, in run order. Each stage returns its input plus what it adds. */
-export const STAGES: readonly StageSpec[] = [
-  { name: 'load', inDryRun: true, run: load },
-  { name: 'reconcile', inDryRun: true, run: reconcile },
-  { name: 'ingest', inDryRun: true, run: ingest },
-  { name: 'gate', inDryRun: true, run: gate },
-  { name: 'synthesize', inDryRun: true, run: synthesize },
-  { name: 'validate', inDryRun: true, run: validate },
-  { name: 'decay', inDryRun: true, run: decay },
-  { name: 'plan', inDryRun: true, run: plan },
-  { name: 'report', inDryRun: true, run: report },
-  { name: 'write-report', inDryRun: true, run: writeReport },
-  { name: 'apply', inDryRun: false, run: apply },
-  { name: 'commit', inDryRun: false, run: commit },
-];
+export const NIGHT = StageTable.start()
+  .then('load', load)
+  .then('reconcile', reconcile)
+  .then('ingest', ingest)
+  .then('gate', gate)
+  .then('synthesize', synthesize)
+  .then('validate', validate)
+  .then('decay', decay)
+  .then('plan', plan)
+  .then('report', report)
+  .then('write-report', writeReport)
+  .thenUnlessDryRun('apply', apply)
+  .thenUnlessDryRun('commit', commit);
 
-/** `sleep-cycle decay`: the memory lifecycle alone, on a night without telemetry. */
-export const LIFECYCLE_STAGES: readonly StageSpec[] = STAGES.flatMap((stage) =>
-  stage.name === 'ingest' ? [{ name: 'quiet', inDryRun: true, run: quiet }] : ['gate', 'synthesize', 'validate'].includes(stage.name) ? [] : [stage],
-);
+/** `sleep-cycle decay`: the memory lifecycle alone, on a night without telemetry (quiet stands in for ingest to validate). */
+export const LIFECYCLE = StageTable.start()
+  .then('load', load)
+  .then('reconcile', reconcile)
+  .then('quiet', quiet)
+  .then('decay', decay)
+  .then('plan', plan)
+  .then('report', report)
+  .then('write-report', writeReport)
+  .thenUnlessDryRun('apply', apply)
+  .thenUnlessDryRun('commit', commit);
+
+export const STAGES: readonly StageSpec[] = NIGHT.stages;
+export const LIFECYCLE_STAGES: readonly StageSpec[] = LIFECYCLE.stages;
 
 export interface RunResult {
   dry_run: boolean;
@@ -92,6 +94,7 @@ export async function runSleepCycle(ctx: RunContext): Promise<RunResult> {
   }
 }
 
+/** What the result is built from; both tables must produce it (checked below at compile time). */
 interface FinalData {
   lines: LineCounts;
   clusters: Cluster[];
@@ -106,6 +109,9 @@ interface FinalData {
   commitNote?: string;
   parallel?: ParallelIngest | null;
 }
+type Produces<T extends FinalData> = T;
+export type NightOutput = Produces<Produced<typeof NIGHT>>;
+export type LifecycleOutput = Produces<Produced<typeof LIFECYCLE>>;
 
 function toResult(data: FinalData, ctx: RunContext, takenOver: string | null): RunResult {
   const notices = takenOver ? [...data.notices, `took over a stale lock: ${takenOver}`] : data.notices;

@@ -1,6 +1,6 @@
 /**
  * Build step: bundles the two entry points a process or a thread starts from, the CLI
- * (dist/pipeline/cli/main.js) and the ingest worker (dist/pipeline/io/range-worker.js), each into one
+ * (dist/pipeline/cli/main.js) and the ingest worker (dist/pipeline/ingest/range-worker.js), each into one
  * file in place. Node then loads one module instead of some seventy of ours (its ESM resolver stats and
  * reads each) and a dozen CommonJS files of commander and json-rules-engine (each read, scanned for its
  * exports and wrapped): the pre-session dry run on 10,000 lines went from about 292 to 241 ms. Modules
@@ -13,7 +13,7 @@ import { resolve } from 'node:path';
 import { build } from 'esbuild';
 import { packageRoot } from '../pipeline/io/paths.js';
 
-const ENTRIES = ['dist/pipeline/cli/main.js', 'dist/pipeline/io/range-worker.js'];
+const ENTRIES = ['dist/pipeline/cli/main.js', 'dist/pipeline/ingest/range-worker.js'];
 /** Loaded on demand only (an API key, a commit, a settings file), and large: left to Node to load. */
 const EXTERNAL = ['@anthropic-ai/sdk', 'simple-git', 'yaml'];
 

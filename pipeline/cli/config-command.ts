@@ -1,6 +1,6 @@
 import { Option } from 'commander';
 import { resolve } from 'node:path';
-import { errors } from '../errors.js';
+import { errors } from '../model/errors.js';
 import { envName } from '../settings/resolve.js';
 import { SETTINGS, SETTING_KEYS } from '../settings/schema.js';
 import { CONFIG_FILE, loadSettings, type CliDeps } from './context-from-options.js';

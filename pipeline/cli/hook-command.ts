@@ -1,6 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import type { Option } from 'commander';
-import { errors } from '../errors.js';
+import { errors } from '../model/errors.js';
 import { readProcessStdin } from '../io/stdin.js';
 import { defaultSettings, type Settings } from '../settings/schema.js';
 import { parseClaudeCodeHook } from '../telemetry/claude-code-hook.js';

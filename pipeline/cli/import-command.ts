@@ -1,6 +1,6 @@
 import { relative, resolve } from 'node:path';
 import { Option } from 'commander';
-import { errors } from '../errors.js';
+import { errors } from '../model/errors.js';
 import { acquireLock } from '../io/lock.js';
 import { repoPaths } from '../io/paths.js';
 import { compileCategoryPatterns } from '../telemetry/classify.js';

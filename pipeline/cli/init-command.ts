@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { Option } from 'commander';
-import { errors } from '../errors.js';
+import { errors } from '../model/errors.js';
 import { bundledSafetyRulesPath } from '../io/paths.js';
 import { buildInitPlan, type InitFile, type LogPolicy } from '../memory/init-plan.js';
 import type { CliDeps } from './context-from-options.js';

@@ -1,5 +1,5 @@
 import { Option } from 'commander';
-import { errors } from '../errors.js';
+import { errors } from '../model/errors.js';
 import { listRules, RULE_STATES, type RuleRow } from '../memory/rule-list.js';
 import type { RuleState } from '../memory/state.js';
 import type { CliDeps } from './context-from-options.js';

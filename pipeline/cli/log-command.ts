@@ -1,8 +1,8 @@
 import { relative, resolve } from 'node:path';
 import { Option } from 'commander';
-import { errors, truncate } from '../errors.js';
+import { errors, truncate } from '../model/errors.js';
 import type { Settings } from '../settings/schema.js';
-import { redact } from '../synth/redact.js';
+import { redact } from '../safety/redact.js';
 import { compileCategoryPatterns } from '../telemetry/classify.js';
 import { createTelemetryLogger, type TelemetryCall } from '../telemetry/logger.js';
 import { loadSettings, type CliDeps } from './context-from-options.js';

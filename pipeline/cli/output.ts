@@ -1,5 +1,5 @@
-import { EXIT_CODES, SleepCycleError } from '../errors.js';
-import { redact } from '../synth/redact.js';
+import { EXIT_CODES, SleepCycleError } from '../model/errors.js';
+import { redact } from '../safety/redact.js';
 import type { CliDeps } from './context-from-options.js';
 
 export interface Envelope {

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { errors } from '../errors.js';
+import { errors } from '../model/errors.js';
 import type { CommandSpec } from './command-spec.js';
 import type { CliDeps } from './context-from-options.js';
 import { printFailure } from './output.js';

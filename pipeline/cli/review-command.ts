@@ -1,9 +1,9 @@
 import { Option } from 'commander';
-import { errors } from '../errors.js';
+import { errors } from '../model/errors.js';
 import { acquireLock } from '../io/lock.js';
 import { repoPaths } from '../io/paths.js';
 import { buildReviewPlan, listReviewItems, type ReviewAction } from '../memory/review.js';
-import { applyChanges } from '../stages/apply.js';
+import { applyChanges } from '../io/apply-changes.js';
 import type { CliDeps } from './context-from-options.js';
 import { openRepo } from './open-repo.js';
 import { printSuccess } from './output.js';

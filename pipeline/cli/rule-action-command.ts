@@ -1,9 +1,9 @@
 import { acquireLock } from '../io/lock.js';
 import { repoPaths } from '../io/paths.js';
 import { buildManualPlan, type ManualAction } from '../memory/manual.js';
-import { applyChanges } from '../stages/apply.js';
+import { applyChanges } from '../io/apply-changes.js';
 import { load } from '../stages/load.js';
-import { policyVerdict } from '../safety/recheck.js';
+import { policyVerdict } from '../memory/recheck.js';
 import type { CliDeps } from './context-from-options.js';
 import { openRepo } from './open-repo.js';
 import { printSuccess } from './output.js';

@@ -1,6 +1,6 @@
 import { Option } from 'commander';
 import { resolve } from 'node:path';
-import { errors } from '../errors.js';
+import { errors } from '../model/errors.js';
 import { runSleepCycle, type RunResult } from '../run.js';
 import type { Settings } from '../settings/schema.js';
 import { parseTimestamp } from '../telemetry/event.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { errors } from '../errors.js';
+import { errors } from '../model/errors.js';
 import { readLines, type RawLine, type ReadLinesOptions } from './line-reader.js';
 import { isGzip, readGzipLines, readGzipRange } from './gzip-reader.js';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { rm, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { SimpleGit } from 'simple-git';
-import { errors } from '../errors.js';
+import { errors } from '../model/errors.js';
 
 export interface RepoInfo {
   repo: boolean;

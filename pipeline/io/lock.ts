@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
-import { errors } from '../errors.js';
+import { errors } from '../model/errors.js';
 import type { FsPort } from './fs.js';
 
 export interface LockHolder {

@@ -1,6 +1,5 @@
 import { fileURLToPath } from 'node:url';
 import { join, resolve } from 'node:path';
-import type { Settings } from '../settings/schema.js';
 
 /** Absolute paths of the files a run reads and writes, derived once from the root and settings. */
 export interface RepoPaths {
@@ -14,7 +13,17 @@ export interface RepoPaths {
   skill(name: string): string;
 }
 
-export function repoPaths(root: string, settings: Settings): RepoPaths {
+/** The settings the paths are built from (a slice of Settings: io sits below settings). */
+export interface PathSettings {
+  memory_file: string;
+  report_file: string;
+  state_dir: string;
+  archive_file: string;
+  safety_rules: string;
+  skills_dir: string;
+}
+
+export function repoPaths(root: string, settings: PathSettings): RepoPaths {
   return {
     memory: resolve(root, settings.memory_file),
     report: resolve(root, settings.report_file),

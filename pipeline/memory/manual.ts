@@ -1,4 +1,5 @@
-import { buildTargetChanges, type FileChange, type TargetSettings } from '../stages/plan.js';
+import { buildTargetChanges, type TargetSettings } from './target-changes.js';
+import { type FileChange } from '../model/file-change.js';
 import { renderArchive } from './archive-md.js';
 import { parseMemory } from './memory-md.js';
 import { parseSkillRules } from './skills-yaml.js';
@@ -6,7 +7,8 @@ import { appendEvents, type LifecycleEvent } from './lifecycle.js';
 import { unknownId } from './review.js';
 import { IN_ARCHIVE, IN_TARGET, renderState, withLifecycleDefaults, type LifecycleRule, type RuleState, type State } from './state.js';
 import { checkTransition } from './transitions.js';
-import { errors } from '../errors.js';
+import { errors } from '../model/errors.js';
+import { skillOf, skillPath } from '../model/rule-target.js';
 
 export type ManualAction = 'touch' | 'pin' | 'unpin' | 'restore';
 
@@ -113,7 +115,7 @@ export function buildManualPlan(input: ManualInput, action: ManualAction, id: st
 
 function inTargetFile(input: ManualInput, rule: LifecycleRule, settings: TargetSettings): boolean {
   if (rule.target === 'memory') return input.memoryText !== undefined && parseMemory(input.memoryText).rules.some((r) => r.id === rule.id);
-  const skill = rule.target.slice('skill:'.length);
+  const skill = skillOf(rule.target)!;
   const text = input.skillTexts[skill];
-  return text !== undefined && parseSkillRules(text, `${settings.skills_dir}/${skill}.yaml`).some((r) => r.id === rule.id);
+  return text !== undefined && parseSkillRules(text, skillPath(skill, settings)).some((r) => r.id === rule.id);
 }

@@ -1,10 +1,11 @@
-import { errors } from '../errors.js';
-import { buildTargetChanges, type FileChange } from '../stages/plan.js';
+import { errors } from '../model/errors.js';
+import { buildTargetChanges } from './target-changes.js';
+import { type FileChange } from '../model/file-change.js';
 import { appendEvents, type LifecycleEvent } from './lifecycle.js';
 import { renderState, type LedgerEntry, type State } from './state.js';
-import { textSha } from '../synth/rule-id.js';
+import { textSha } from '../model/rule-id.js';
 import type { SafetyPolicy } from '../safety/policy.js';
-import { policyFingerprint } from '../safety/recheck.js';
+import { policyFingerprint } from './recheck.js';
 
 export type ReviewAction = { kind: 'accept'; id: string; force: boolean; sha?: string } | { kind: 'reject'; id: string; reason: string };
 

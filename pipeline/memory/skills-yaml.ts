@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Document, Pair, YAMLSeq } from 'yaml';
 import { yamlLib } from '../io/yaml-lib.js';
-import { errors } from '../errors.js';
+import { errors } from '../model/errors.js';
 import { sanitizeRuleText, type MemoryRule } from './memory-md.js';
 
 /**

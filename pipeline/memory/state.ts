@@ -1,5 +1,5 @@
-import { errors } from '../errors.js';
-import type { Evidence, Signature } from '../stages/cluster.js';
+import { errors } from '../model/errors.js';
+import type { Evidence, Signature } from '../model/cluster.js';
 
 export const STATE_VERSION = 1;
 

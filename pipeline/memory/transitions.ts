@@ -1,4 +1,4 @@
-import { errors } from '../errors.js';
+import { errors } from '../model/errors.js';
 import type { RuleState } from './state.js';
 
 /**

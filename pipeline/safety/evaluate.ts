@@ -1,6 +1,6 @@
 import type { Engine, EngineResult } from 'json-rules-engine';
-import { errors } from '../errors.js';
-import type { DraftRule } from '../synth/port.js';
+import { errors } from '../model/errors.js';
+import type { DraftRule } from '../model/draft.js';
 import { extractFacts } from './facts.js';
 import type { RuleFacts } from './facts.js';
 import { registerOperators } from './operators.js';

@@ -1,4 +1,4 @@
-import type { DraftRule } from '../synth/port.js';
+import type { DraftRule } from '../model/draft.js';
 
 /** What the safety policy can see of a draft. Names are snake_case because humans write them in YAML. */
 export interface RuleFacts {

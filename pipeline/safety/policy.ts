@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { TopLevelCondition } from 'json-rules-engine';
-import { errors, truncate } from '../errors.js';
+import { errors, truncate } from '../model/errors.js';
 import { yamlLib } from '../io/yaml-lib.js';
-import type { SleepCycleError } from '../errors.js';
+import type { SleepCycleError } from '../model/errors.js';
 import { FACT_TYPES } from './facts.js';
 import type { FactType } from './facts.js';
 import { KNOWN_OPERATORS, OPERATOR_SPECS, compileRegex } from './operators.js';

@@ -1,4 +1,4 @@
-import { errors, SleepCycleError } from '../errors.js';
+import { errors, SleepCycleError } from '../model/errors.js';
 import { yamlLib } from '../io/yaml-lib.js';
 import { defaultSettings, SETTINGS, SETTING_KEYS, type SettingKey, type Settings } from './schema.js';
 

@@ -1,11 +1,12 @@
 import { resolve } from 'node:path';
 import type { RunContext } from '../context.js';
-import { errors } from '../errors.js';
+import { errors } from '../model/errors.js';
 import type { FileToCommit, RepoInfo } from '../io/git.js';
 import { addRules, parseMemory, removeRules } from '../memory/memory-md.js';
 import { addSkillRules, parseSkillRules, removeSkillRules } from '../memory/skills-yaml.js';
 import { IN_TARGET, type LedgerEntry } from '../memory/state.js';
 import type { Plan } from './plan.js';
+import { targetPath } from '../model/rule-target.js';
 
 export interface Committed {
   commit: string | null;
@@ -154,7 +155,7 @@ function ownLinesOnHead(file: FileVersions, rules: LedgerEntry[], settings: Comm
     new Set(text === undefined ? [] : (isMemory ? parseMemory(text).rules : parseSkillRules(text, file.path)).map((rule) => rule.id));
   const working = ids(file.working);
   const atHead = ids(file.head);
-  const here = rules.filter((rule) => targetPathOf(rule, settings) === file.path);
+  const here = rules.filter((rule) => targetPath(rule.target, settings) === file.path);
   // In the working file's order, so the committed file and the working tree agree line for line.
   const order = [...working];
   const mine = here
@@ -168,10 +169,3 @@ function ownLinesOnHead(file: FileVersions, rules: LedgerEntry[], settings: Comm
   return addSkillRules(head, file.path.slice(settings.skills_dir.length + 1).replace(/\.yaml$/, ''), file.path, lines);
 }
 
-function targetPath(target: string, settings: { memory_file: string; skills_dir: string }): string {
-  return target === 'memory' ? settings.memory_file : `${settings.skills_dir}/${target.slice('skill:'.length)}.yaml`;
-}
-
-function targetPathOf(rule: LedgerEntry, settings: { memory_file: string; skills_dir: string }): string {
-  return targetPath(rule.target, settings);
-}

@@ -1,10 +1,10 @@
 import type { RunContext } from '../context.js';
 import { evaluateLifecycle, type LifecycleResult } from '../memory/lifecycle-evaluate.js';
 import type { State } from '../memory/state.js';
-import { recheckRules } from '../safety/recheck.js';
+import { recheckRules } from '../memory/recheck.js';
 import type { SafetyPolicy } from '../safety/policy.js';
 import { emptyUsage, type UsageSummary } from '../telemetry/usage.js';
-import type { Recurrence } from './gate.js';
+import type { Recurrence } from '../model/cluster.js';
 import type { HumanChange } from './reconcile.js';
 
 /**

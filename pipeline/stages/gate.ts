@@ -1,28 +1,6 @@
 import type { RunContext } from '../context.js';
 import { IN_ARCHIVE, IN_TARGET, isBurned, type LedgerEntry, type PendingCluster, type State } from '../memory/state.js';
-import type { Cluster, Evidence } from './cluster.js';
-
-export interface PromotedCluster extends Cluster {
-  /** How many of `count` were carried over from earlier nights. */
-  carried_over: number;
-  /** Set when an earlier rule for this cluster proved ineffective: the new rule supersedes it. */
-  refines?: Refines;
-}
-
-export interface Refines {
-  rule_id: string;
-  before_per_day: number;
-  after_per_day: number;
-}
-
-export type ClusterOutcome = 'promoted' | 'pending' | 'covered' | 'restored' | 'burned';
-
-export interface Recurrence {
-  rule_id: string;
-  cluster_id: string;
-  count: number;
-  last_seen: string;
-}
+import type { Cluster, ClusterOutcome, Evidence, PromotedCluster, Recurrence, Refines } from '../model/cluster.js';
 
 export interface GateResult {
   promoted: PromotedCluster[];

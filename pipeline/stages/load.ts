@@ -1,10 +1,11 @@
 import { relative } from 'node:path';
 import type { RunContext } from '../context.js';
-import { errors } from '../errors.js';
+import { errors } from '../model/errors.js';
 import type { RepoInfo } from '../io/git.js';
 import { bundledSafetyRulesPath, compiledSafetyRulesPath, repoPaths } from '../io/paths.js';
 import { parseState, type State } from '../memory/state.js';
 import { safetyPolicyOf, type SafetyPolicy } from '../safety/policy.js';
+import { skillOf } from '../model/rule-target.js';
 
 export interface Loaded {
   state: State;
@@ -32,7 +33,8 @@ export async function load(_input: object, ctx: RunContext): Promise<Loaded> {
   const memoryText = await ctx.fs.readText(paths.memory);
   const skills = new Set(Object.values(ctx.settings.routing));
   for (const rule of Object.values(state.rules)) {
-    if (rule.target.startsWith('skill:')) skills.add(rule.target.slice('skill:'.length));
+    const skill = skillOf(rule.target);
+    if (skill !== null) skills.add(skill);
   }
   const skillTexts: Record<string, string | undefined> = {};
   for (const skill of [...skills].sort()) skillTexts[skill] = await ctx.fs.readText(paths.skill(skill));

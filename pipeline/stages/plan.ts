@@ -1,20 +1,22 @@
 import type { RunContext } from '../context.js';
-import { addRules, removeRules } from '../memory/memory-md.js';
-import { addSkillRules, removeSkillRules, type SkillRule } from '../memory/skills-yaml.js';
+import { removeRules } from '../memory/memory-md.js';
+import type { SkillRule } from '../memory/skills-yaml.js';
 import { IN_ARCHIVE, IN_TARGET, renderState, STATE_VERSION, withoutTimeDerived, type Cursor, type LedgerEntry, type PendingCluster, type QuarantineEntry, type State } from '../memory/state.js';
 import { renderArchive } from '../memory/archive-md.js';
 import { enforceCeiling, type CeilingOutcome } from '../memory/ceiling.js';
 import type { LifecycleResult, RuleChange } from '../memory/lifecycle-evaluate.js';
 import type { SafetyPolicy } from '../safety/policy.js';
-import { policyFingerprint } from '../safety/recheck.js';
+import { policyFingerprint } from '../memory/recheck.js';
 import { finalRuleText } from '../synth/rule-text.js';
-import { textSha } from '../synth/rule-id.js';
-import type { Cluster } from './cluster.js';
-import { toPending, type PromotedCluster } from './gate.js';
-import { targetKey } from './synthesize.js';
+import { textSha } from '../model/rule-id.js';
+import type { Cluster, PromotedCluster } from '../model/cluster.js';
+import { toPending } from './gate.js';
 import type { ReviewedDraft } from './validate.js';
 import type { HumanChange } from './reconcile.js';
 import { appendEvents, parseEvents, type LifecycleEvent } from '../memory/lifecycle.js';
+import { targetKey } from '../model/rule-target.js';
+import type { FileChange } from '../model/file-change.js';
+import { buildTargetChanges, type TargetSettings } from '../memory/target-changes.js';
 
 export type ProposalStatus = 'proposed' | 'applied' | 'quarantined' | 'duplicate';
 
@@ -28,13 +30,6 @@ export interface Proposal {
   target: string;
   status: ProposalStatus;
   reasons: string[];
-}
-
-/** A file the run will write, with its full new content. */
-export interface FileChange {
-  path: string;
-  role: 'memory' | 'skill' | 'archive' | 'audit' | 'state';
-  content: string;
 }
 
 export interface Plan {
@@ -86,11 +81,6 @@ export interface BuildPlanOptions {
   settings: TargetSettings & { state_dir: string; memory_max_lines: number };
 }
 
-export interface TargetSettings {
-  memory_file: string;
-  skills_dir: string;
-  archive_file: string;
-}
 
 export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
   const now = options.now.toISOString();
@@ -233,33 +223,6 @@ function ledgerEntry(item: ReviewedDraft, text: string, target: string, cluster:
       prompt_version: draft.promptVersion ?? null,
     },
   };
-}
-
-/** The new content of each memory or skill file that gains or loses (archived) rules. */
-export function buildTargetChanges(
-  input: { memoryText: string | undefined; skillTexts: Record<string, string | undefined> },
-  additions: Map<string, SkillRule[]>,
-  removals: Map<string, Set<string>>,
-  settings: TargetSettings,
-): FileChange[] {
-  const changes: FileChange[] = [];
-  for (const target of [...new Set([...additions.keys(), ...removals.keys()])].sort()) {
-    const removed = removals.get(target) ?? new Set<string>();
-    const added = additions.get(target) ?? [];
-    if (target === 'memory') {
-      if (input.memoryText === undefined && added.length === 0) continue;
-      const content = addRules(removeRules(input.memoryText ?? '', removed), added);
-      if (content !== input.memoryText) changes.push({ path: settings.memory_file, role: 'memory', content });
-    } else {
-      const skill = target.slice('skill:'.length);
-      const path = `${settings.skills_dir}/${skill}.yaml`;
-      const text = input.skillTexts[skill];
-      if (text === undefined && added.length === 0) continue;
-      const content = addSkillRules(text === undefined ? undefined : removeSkillRules(text, path, removed), skill, path, added);
-      if (content !== text) changes.push({ path, role: 'skill', content });
-    }
-  }
-  return changes;
 }
 
 export function commitMessage(proposals: Proposal[], lifecycle: RuleChange[], now: Date): string {

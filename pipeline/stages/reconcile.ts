@@ -2,8 +2,9 @@ import type { RunContext } from '../context.js';
 import { parseMemory } from '../memory/memory-md.js';
 import { parseSkillRules } from '../memory/skills-yaml.js';
 import { IN_ARCHIVE, IN_TARGET, type LedgerEntry, type RuleState, type State } from '../memory/state.js';
-import { textSha } from '../synth/rule-id.js';
+import { textSha } from '../model/rule-id.js';
 import { archivedIds } from '../memory/archive-md.js';
+import { skillPath, targetKey } from '../model/rule-target.js';
 
 export interface HumanChange {
   rule_id: string;
@@ -90,8 +91,8 @@ function presentRules(
   }
   for (const [skill, text] of Object.entries(input.skillTexts)) {
     if (text === undefined) continue;
-    const rules = parseSkillRules(text, `${ctx.settings.skills_dir}/${skill}.yaml`);
-    present.set(`skill:${skill}`, new Map(rules.map((rule) => [rule.id, rule.text])));
+    const rules = parseSkillRules(text, skillPath(skill, ctx.settings));
+    present.set(targetKey({ kind: 'skill', skill }), new Map(rules.map((rule) => [rule.id, rule.text])));
   }
   return present;
 }

@@ -3,13 +3,14 @@ import type { RepoInfo } from '../io/git.js';
 import { commitSkipReason } from './commit.js';
 import { scanInstructionLike } from '../synth/scan.js';
 import type { PendingCluster, State } from '../memory/state.js';
-import type { Cluster, Evidence } from './cluster.js';
-import type { ClusterOutcome, PromotedCluster, Recurrence } from './gate.js';
+import type { Cluster, Evidence } from '../model/cluster.js';
+import type { ClusterOutcome, PromotedCluster, Recurrence } from '../model/cluster.js';
 import type { InvalidLine, LineCounts } from './ingest.js';
 import type { Plan, Proposal } from './plan.js';
 import type { HumanChange } from './reconcile.js';
 import type { ReviewedDraft } from './validate.js';
 import type { LlmRunStats } from './synthesize.js';
+import { targetPath } from '../model/rule-target.js';
 
 export interface ReportInput {
   lines: LineCounts;
@@ -231,7 +232,7 @@ function invalidLines(out: string[], input: ReportInput): void {
 }
 
 function targetName(target: string, meta: ReportMeta): string {
-  return target === 'memory' ? meta.memoryFile : `${meta.skillsDir}/${target.slice('skill:'.length)}.yaml`;
+  return targetPath(target, { memory_file: meta.memoryFile, skills_dir: meta.skillsDir });
 }
 
 /** Log text is data: no HTML, no markdown structure, one line. */

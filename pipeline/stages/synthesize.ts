@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { RunContext } from '../context.js';
-import { SleepCycleError } from '../errors.js';
+import { SleepCycleError } from '../model/errors.js';
 import type { LlmCacheEntry, State } from '../memory/state.js';
 import { checkAnswer } from '../synth/answer.js';
 import { LlmOutputError, LlmUnavailableError, type LlmUsage } from '../synth/claude.js';
-import { draftFor, type DraftRule, type RuleTarget, type SynthesizeRequest } from '../synth/port.js';
-import { ruleId } from '../synth/rule-id.js';
-import type { PromotedCluster } from './gate.js';
+import { draftFor, type SynthesizeRequest } from '../synth/port.js';
+import { type DraftRule } from '../model/draft.js';
+import { ruleId } from '../model/rule-id.js';
+import type { PromotedCluster } from '../model/cluster.js';
+import { targetFor, targetKey } from '../model/rule-target.js';
 
 export interface LlmRunStats extends LlmUsage {
   synthesizer: string;
@@ -90,15 +92,6 @@ export async function synthesize<I extends { promoted: PromotedCluster[]; state:
   }
   Object.assign(stats, llm?.synthesizer.usage() ?? {});
   return { ...input, drafts, deferred, llm: stats, llmCache: trimCache(cache), notices };
-}
-
-export function targetFor(toolName: string, routing: Record<string, string>): RuleTarget {
-  const skill = Object.hasOwn(routing, toolName) ? routing[toolName] : undefined;
-  return skill ? { kind: 'skill', skill } : { kind: 'memory' };
-}
-
-export function targetKey(target: RuleTarget): string {
-  return target.kind === 'memory' ? 'memory' : `skill:${target.skill}`;
 }
 
 /** Same evidence, model and prompt: same answer. Counts are part of the evidence (the rule quotes them). */

@@ -2,8 +2,8 @@ import type { RunContext } from '../context.js';
 import { evaluateDraft, type SafetyVerdict } from '../safety/evaluate.js';
 import type { SafetyPolicy } from '../safety/policy.js';
 import { suspiciousReasons } from '../synth/echo.js';
-import type { DraftRule } from '../synth/port.js';
-import type { PromotedCluster } from './gate.js';
+import type { DraftRule } from '../model/draft.js';
+import type { PromotedCluster } from '../model/cluster.js';
 
 export interface ReviewedDraft {
   draft: DraftRule;

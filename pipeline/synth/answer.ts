@@ -1,5 +1,5 @@
-import type { PromotedCluster } from '../stages/gate.js';
-import { redact } from './redact.js';
+import type { PromotedCluster } from '../model/cluster.js';
+import { redact } from '../safety/redact.js';
 
 /**
  * The boundary check of a model's `write_rule` answer. The model read attacker-controlled text, so its

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
-import { SleepCycleError, truncate } from '../errors.js';
-import type { PromotedCluster } from '../stages/gate.js';
+import { SleepCycleError, truncate } from '../model/errors.js';
+import type { PromotedCluster } from '../model/cluster.js';
 import { checkAnswer } from './answer.js';
-import { draftFor, type DraftRule, type Synthesizer, type SynthesizeRequest } from './port.js';
+import { draftFor, type Synthesizer, type SynthesizeRequest } from './port.js';
+import { type DraftRule } from '../model/draft.js';
 import { buildMessageRequest, PROMPT_VERSION, WRITE_RULE_TOOL } from './prompt.js';
-import { redact } from './redact.js';
+import { redact } from '../safety/redact.js';
 import { scanInstructionLike } from './scan.js';
 
 export interface LlmUsage {

@@ -1,4 +1,4 @@
-import type { PromotedCluster } from '../stages/gate.js';
+import type { PromotedCluster } from '../model/cluster.js';
 import { scanInstructionLike, type ScanFinding } from './scan.js';
 
 /**

@@ -1,6 +1,6 @@
-import { errors } from '../errors.js';
-import type { PromotedCluster } from '../stages/gate.js';
-import { redact } from './redact.js';
+import { errors } from '../model/errors.js';
+import type { PromotedCluster } from '../model/cluster.js';
+import { redact } from '../safety/redact.js';
 import { scanInstructionLike } from './scan.js';
 
 /**

@@ -1,9 +1,10 @@
-import type { PromotedCluster } from '../stages/gate.js';
-import { cleanIdentifier } from '../stages/cluster.js';
-import { commonPrefix } from '../stages/signature.js';
+import type { PromotedCluster } from '../model/cluster.js';
+import { cleanIdentifier } from '../safety/identifier.js';
+import { commonPrefix } from '../templates/signature.js';
 import { failureAdvice, slowAdvice } from './advice.js';
-import { draftFor, type DraftRule, type Synthesizer, type SynthesizeRequest } from './port.js';
-import { redact } from './redact.js';
+import { draftFor, type Synthesizer, type SynthesizeRequest } from './port.js';
+import { type DraftRule } from '../model/draft.js';
+import { redact } from '../safety/redact.js';
 import { safeQuote } from './quote.js';
 import { scanInstructionLike } from './scan.js';
 

@@ -1,25 +1,6 @@
-import type { PromotedCluster } from '../stages/gate.js';
-
-/** Where an accepted rule is written: MEMORY.md's `## Derived Rules`, or `skills/<skill>.yaml`. */
-export type RuleTarget = { kind: 'memory' } | { kind: 'skill'; skill: string };
-
-/** A rule text drafted for one promoted cluster, before the safety check. */
-export interface DraftRule {
-  /** Rule id: `r-` + 6 hex, derived from the cluster id and its generation. */
-  id: string;
-  clusterId: string;
-  kind: 'failure' | 'slow';
-  toolName: string;
-  errorCategory: string | null;
-  text: string;
-  target: RuleTarget;
-  synthesizer: string;
-  /** For model-written drafts: the model id and the prompt version that produced the text. */
-  model?: string;
-  promptVersion?: string;
-  /** Problems the synthesizer itself noticed (e.g. instruction-like evidence it refused to quote). */
-  notes: string[];
-}
+import type { PromotedCluster } from '../model/cluster.js';
+import type { DraftRule } from '../model/draft.js';
+import type { RuleTarget } from '../model/rule-target.js';
 
 export interface SynthesizeRequest {
   cluster: PromotedCluster;

@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { PromotedCluster } from '../stages/gate.js';
+import type { PromotedCluster } from '../model/cluster.js';
 import { fenceEvidence } from './fence.js';
 
 /** Part of the response-cache key: bump it whenever the system prompt, the tool or the framing changes. */

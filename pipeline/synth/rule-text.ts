@@ -1,4 +1,4 @@
-import { redact } from './redact.js';
+import { redact } from '../safety/redact.js';
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g;
 

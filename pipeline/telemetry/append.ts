@@ -1,4 +1,4 @@
-import { errors } from '../errors.js';
+import { errors } from '../model/errors.js';
 import { appendOnce } from '../io/fs.js';
 import { checkEvent, type TelemetryEvent } from './event.js';
 

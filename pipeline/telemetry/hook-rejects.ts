@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { appendOnce } from '../io/fs.js';
-import { redact, redactDeep } from '../synth/redact.js';
+import { redact, redactDeep } from '../safety/redact.js';
 import { truncateMiddle } from './logger.js';
 
 /**

@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import chain from 'stream-chain';
 import { parser } from 'stream-json';
 import { streamArray } from 'stream-json/streamers/stream-array.js';
-import { errors } from '../errors.js';
+import { errors } from '../model/errors.js';
 import { classifyError, splitExitCode, type CategoryPattern } from './classify.js';
 import { parseTimestamp, type TelemetryEvent } from './event.js';
 import { errorMessage, isRecord, textOf, type ImportItem } from './import-source.js';

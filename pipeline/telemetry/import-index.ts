@@ -1,4 +1,4 @@
-import { errors } from '../errors.js';
+import { errors } from '../model/errors.js';
 import type { FsPort } from '../io/fs.js';
 import { isRecord } from './import-source.js';
 

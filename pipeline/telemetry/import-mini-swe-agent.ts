@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { errors, SleepCycleError } from '../errors.js';
+import { errors, SleepCycleError } from '../model/errors.js';
 import { classifyError, commandName, type CategoryPattern } from './classify.js';
 import type { TelemetryEvent } from './event.js';
 import { errorMessage, isRecord, textOf, type ImportItem } from './import-source.js';

@@ -1,7 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { errors } from '../errors.js';
-import { redact } from '../synth/redact.js';
+import { errors } from '../model/errors.js';
+import { redact } from '../safety/redact.js';
 import type { TelemetryEvent } from './event.js';
 
 /**

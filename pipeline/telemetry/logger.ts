@@ -1,5 +1,5 @@
-import { errors, truncate } from '../errors.js';
-import { redact } from '../synth/redact.js';
+import { errors, truncate } from '../model/errors.js';
+import { redact } from '../safety/redact.js';
 import { appendTelemetry } from './append.js';
 import { CATEGORY_NAME, classifyError, splitExitCode, type CategoryPattern } from './classify.js';
 import type { TelemetryEvent } from './event.js';

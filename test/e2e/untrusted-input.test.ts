@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { redact } from '../../pipeline/synth/redact.js';
+import { redact } from '../../pipeline/safety/redact.js';
 import { SECRET_CASES } from '../fixtures/secrets.js';
 import { event, git, lines, makeDir, read, runCliProcess } from '../helpers/repo.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clusterId } from '../../pipeline/stages/cluster.js';
-import type { PromotedCluster } from '../../pipeline/stages/gate.js';
+import { clusterId } from '../../pipeline/model/cluster.js';
+import type { PromotedCluster } from '../../pipeline/model/cluster.js';
 import { checkAnswer, mentionsTool } from '../../pipeline/synth/answer.js';
 
 function cluster(toolName = 'git_push'): PromotedCluster {

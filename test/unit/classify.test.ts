@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SleepCycleError } from '../../pipeline/errors.js';
+import { SleepCycleError } from '../../pipeline/model/errors.js';
 import { resolveSettings } from '../../pipeline/settings/resolve.js';
 import { classifyError, commandSegments, compileCategoryPatterns, isBenignExit, splitExitCode } from '../../pipeline/telemetry/classify.js';
 

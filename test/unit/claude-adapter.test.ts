@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SleepCycleError } from '../../pipeline/errors.js';
-import { clusterId } from '../../pipeline/stages/cluster.js';
-import type { PromotedCluster } from '../../pipeline/stages/gate.js';
+import { SleepCycleError } from '../../pipeline/model/errors.js';
+import { clusterId } from '../../pipeline/model/cluster.js';
+import type { PromotedCluster } from '../../pipeline/model/cluster.js';
 import {
   createClaudeSynthesizer,
   LlmOutputError,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DistinctCounter } from '../../pipeline/stages/distinct.js';
+import { DistinctCounter } from '../../pipeline/ingest/distinct.js';
 
 describe('DistinctCounter', () => {
   it('is exact up to its limit, duplicates included', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IngestFold } from '../../pipeline/stages/ingest-fold.js';
+import { IngestFold } from '../../pipeline/ingest/fold.js';
 import { EventScanner } from '../../pipeline/telemetry/event-scanner.js';
 import { checkEventTime } from '../../pipeline/telemetry/event.js';
 import { makeLog, splitLines } from '../helpers/night-log.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clusterId, type Evidence } from '../../pipeline/stages/cluster.js';
-import type { PromotedCluster } from '../../pipeline/stages/gate.js';
+import { clusterId, type Evidence } from '../../pipeline/model/cluster.js';
+import type { PromotedCluster } from '../../pipeline/model/cluster.js';
 import { fenceEvidence, neutralise } from '../../pipeline/synth/fence.js';
 
 const NONCE = 'a1b2c3d4e5f60718293a4b5c';

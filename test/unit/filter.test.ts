@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isFailure, SlowDetector, type SlowCall } from '../../pipeline/stages/filter.js';
+import { isFailure, SlowDetector, type SlowCall } from '../../pipeline/ingest/filter.js';
 import type { TelemetryEvent } from '../../pipeline/telemetry/event.js';
 
 const call = (duration_ms: number, overrides: Partial<TelemetryEvent> = {}): TelemetryEvent => ({

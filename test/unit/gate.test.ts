@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusterId, type Cluster } from '../../pipeline/stages/cluster.js';
+import { clusterId, type Cluster } from '../../pipeline/model/cluster.js';
 import { computeGate } from '../../pipeline/stages/gate.js';
 import { emptyState, type LedgerEntry, type State } from '../../pipeline/memory/state.js';
 

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { evaluateDraft } from '../../pipeline/safety/evaluate.js';
 import { parseSafetyPolicy } from '../../pipeline/safety/policy.js';
-import { clusterId } from '../../pipeline/stages/cluster.js';
-import type { PromotedCluster } from '../../pipeline/stages/gate.js';
+import { clusterId } from '../../pipeline/model/cluster.js';
+import type { PromotedCluster } from '../../pipeline/model/cluster.js';
 import { checkAnswer } from '../../pipeline/synth/answer.js';
 import { suspiciousReasons } from '../../pipeline/synth/echo.js';
 

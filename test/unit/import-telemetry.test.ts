@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { SleepCycleError } from '../../pipeline/errors.js';
+import { SleepCycleError } from '../../pipeline/model/errors.js';
 import { nodeFs } from '../../pipeline/io/fs.js';
 import * as append from '../../pipeline/telemetry/append.js';
 import { addImportedKeys, emptyImportIndex, importedKeys, parseImportIndex, renderImportIndex } from '../../pipeline/telemetry/import-index.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IngestFold, type FoldSegment, type FoldSettings } from '../../pipeline/stages/ingest-fold.js';
-import { mergePartial, rangeFold, settledBy, toPartial, type RangeRequest } from '../../pipeline/stages/ingest-merge.js';
+import { IngestFold, type FoldSegment, type FoldSettings } from '../../pipeline/ingest/fold.js';
+import { mergePartial, rangeFold, settledBy, toPartial, type RangeRequest } from '../../pipeline/ingest/merge.js';
 import type { Baseline } from '../../pipeline/memory/state.js';
 import { BASE, makeLog, splitLines } from '../helpers/night-log.js';
 

@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger, type RunContext } from '../../pipeline/context.js';
 import { nodeFs } from '../../pipeline/io/fs.js';
 import { readLines } from '../../pipeline/io/line-reader.js';
-import type { RangeFolderPort } from '../../pipeline/io/range-folder.js';
+import type { RangeFolderPort } from '../../pipeline/ingest/range-folder.js';
 import { emptyState, type State } from '../../pipeline/memory/state.js';
 import { defaultSettings } from '../../pipeline/settings/schema.js';
 import { ingest } from '../../pipeline/stages/ingest.js';
-import { rangeFold, toPartial, type PartialFold } from '../../pipeline/stages/ingest-merge.js';
+import { rangeFold, toPartial, type PartialFold } from '../../pipeline/ingest/merge.js';
 import { makeLog } from '../helpers/night-log.js';
 
 /**

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { logCommand, logCommandSpec, parseLogOptions, type LogOptions } from '../../pipeline/cli/log-command.js';
-import { SleepCycleError } from '../../pipeline/errors.js';
+import { SleepCycleError } from '../../pipeline/model/errors.js';
 import { compileCategoryPatterns } from '../../pipeline/telemetry/classify.js';
 import { checkEvent } from '../../pipeline/telemetry/event.js';
 import { inputHash } from '../../pipeline/telemetry/input-hash.js';

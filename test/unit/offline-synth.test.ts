@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clusterId, type Signature } from '../../pipeline/stages/cluster.js';
-import type { PromotedCluster } from '../../pipeline/stages/gate.js';
+import { clusterId, type Signature } from '../../pipeline/model/cluster.js';
+import type { PromotedCluster } from '../../pipeline/model/cluster.js';
 import { draftOffline } from '../../pipeline/synth/offline.js';
 
 function cluster(signatures: Signature[], overrides: Partial<PromotedCluster> = {}): PromotedCluster {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redact, redactDeep, SECRET_KINDS } from '../../pipeline/synth/redact.js';
+import { redact, redactDeep, SECRET_KINDS } from '../../pipeline/safety/redact.js';
 
 /**
  * One secret shape in its natural habitat: `before + secret + after` is a realistic error message.

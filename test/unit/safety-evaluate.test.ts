@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { evaluateDraft } from '../../pipeline/safety/evaluate.js';
 import { parseSafetyPolicy } from '../../pipeline/safety/policy.js';
-import type { DraftRule } from '../../pipeline/synth/port.js';
+import type { DraftRule } from '../../pipeline/model/draft.js';
 
 const FILE = 'config/safety-rules.yaml';
 const policy = parseSafetyPolicy(

@@ -2,7 +2,7 @@ import { Engine } from 'json-rules-engine';
 import { describe, expect, it } from 'vitest';
 import { extractFacts } from '../../pipeline/safety/facts.js';
 import { compileRegex, registerOperators } from '../../pipeline/safety/operators.js';
-import type { DraftRule } from '../../pipeline/synth/port.js';
+import type { DraftRule } from '../../pipeline/model/draft.js';
 
 function draft(text: string, overrides: Partial<DraftRule> = {}): DraftRule {
   return {

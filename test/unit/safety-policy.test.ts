@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { SleepCycleError } from '../../pipeline/errors.js';
+import { SleepCycleError } from '../../pipeline/model/errors.js';
 import { compilePolicy, parseSafetyPolicy, safetyPolicyOf } from '../../pipeline/safety/policy.js';
 
 const POLICY_PATH = fileURLToPath(new URL('../../config/safety-rules.yaml', import.meta.url));

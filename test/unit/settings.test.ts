@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveSettings } from '../../pipeline/settings/resolve.js';
-import { SleepCycleError } from '../../pipeline/errors.js';
+import { SleepCycleError } from '../../pipeline/model/errors.js';
 
 const resolve = (fileText: string | undefined, env: Record<string, string> = {}, flags = {}) =>
   resolveSettings({ fileText, filePath: 'config/sleep-cycle.yaml', env, flags });

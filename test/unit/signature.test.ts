@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ClusterBuilder } from '../../pipeline/stages/cluster.js';
-import { NOISE, commonPrefix, isNoise, maskHomePaths, signatureKey, signatureOf, signatureText } from '../../pipeline/stages/signature.js';
+import { ClusterBuilder } from '../../pipeline/ingest/cluster.js';
+import { NOISE, commonPrefix, isNoise, maskHomePaths, signatureKey, signatureOf, signatureText } from '../../pipeline/templates/signature.js';
 import { SECRET_CASES } from '../fixtures/secrets.js';
 
 describe('error signatures', () => {

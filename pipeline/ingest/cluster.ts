@@ -1,49 +1,11 @@
-import { createHash } from 'node:crypto';
-import { redact } from '../synth/redact.js';
+import { redact } from '../safety/redact.js';
 import type { TelemetryEvent } from '../telemetry/event.js';
-import { maskHomePaths, signatureKey } from './signature.js';
+import { maskHomePaths, signatureKey } from '../templates/signature.js';
 import { DistinctCounter, type DistinctState } from './distinct.js';
-import { fnv1a, mix32 } from './hash.js';
-import { SignatureCounter, type HashBudget, type Signature, type SignatureState } from './signature-counter.js';
-
-/** One piece of evidence: where the line is, which input it was, and its redacted message. */
-export interface Evidence {
-  file: string;
-  offset: number;
-  input_hash: string;
-  session_id: string | null;
-  timestamp: string;
-  duration_ms: number;
-  message: string;
-}
-
-export type { Signature } from './signature-counter.js';
-
-export type ClusterKind = 'failure' | 'slow';
-
-export interface Cluster {
-  id: string;
-  kind: ClusterKind;
-  tool_name: string;
-  error_category: string | null;
-  count: number;
-  distinct_inputs: number;
-  input_hashes: string[];
-  sessions: string[];
-  first_seen: string;
-  last_seen: string;
-  /** Events per UTC day (YYYY-MM-DD), so carried-over counts can leave the window day by day. */
-  days: Record<string, number>;
-  samples: Evidence[];
-  signatures: Signature[];
-  /** For slow clusters: the baseline (ms) the calls were judged against. */
-  baseline_ms: number | null;
-}
-
-export interface EventRef {
-  file: string;
-  offset: number;
-}
+import { fnv1a, mix32 } from '../model/hash.js';
+import { SignatureCounter, type HashBudget, type SignatureState } from './signature-counter.js';
+import { clusterId, type Cluster, type ClusterKind, type EventRef, type Evidence } from '../model/cluster.js';
+import { cleanIdentifier } from '../safety/identifier.js';
 
 export interface ClusterLimits {
   sampleSize: number;
@@ -96,12 +58,6 @@ const MAX_MEMO_KEYS = 4096;
 const MAX_MEMO_NAME = 256;
 /** Bounds a range fold's hashed signatures (16 bytes or so each); past it, its merge is refused. */
 const MAX_HASHED_SIGNATURES = 200_000;
-
-/** A stable id from the cluster key: the same tool, category and kind get the same id every night. */
-export function clusterId(kind: ClusterKind, toolName: string, category: string | null): string {
-  const key = `${kind}\u0000${toolName}\u0000${category ?? ''}`;
-  return `c-${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
-}
 
 interface Accumulator {
   id: string;
@@ -318,12 +274,6 @@ export function toolNameCleaner(): (raw: string) => string {
     }
     return clean;
   };
-}
-
-/** Keeps the characters identifiers are made of; null when nothing is left. */
-export function cleanIdentifier(text: string, max: number): string | null {
-  const clean = text.replace(/[^\w.:@/-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, max);
-  return clean.length > 0 ? clean : null;
 }
 
 function newAccumulator(id: string, kind: ClusterKind, tool: string, category: string | null, ts: number, signatures: SignatureCounter): Accumulator {

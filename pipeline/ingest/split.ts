@@ -1,8 +1,18 @@
-import type { RunContext } from '../context.js';
+import type { FsPort } from '../io/fs.js';
+import type { Settings } from '../settings/schema.js';
 import type { State } from '../memory/state.js';
-import type { IngestFold } from './ingest-fold.js';
-import { mergePartial, settledBy } from './ingest-merge.js';
-import type { Segment } from './ingest.js';
+import type { IngestFold } from './fold.js';
+import { mergePartial, settledBy } from './merge.js';
+import type { Segment } from './cursor.js';
+import type { RangeFolderPort } from './range-folder.js';
+
+/** What splitting a night needs: the filesystem, the worker, and the fold's settings. */
+export interface SplitContext {
+  fs: FsPort;
+  settings: Settings;
+  /** Folds the end of a large night's last log on another thread (absent: one thread reads everything). */
+  rangeFolder?: RangeFolderPort;
+}
 
 /**
  * This thread's share of what is left after the prelude. A little more than half: the worker starts with
@@ -19,7 +29,7 @@ const PRELUDE_MAX_BYTES = 16 << 20;
  * The size of the segment's file when the segment is worth splitting: at least ingest_worker_min_mb to
  * read, and a worker to split with. Null otherwise.
  */
-export async function splittableSize(absolute: string, offset: number, ctx: RunContext): Promise<number | null> {
+export async function splittableSize(absolute: string, offset: number, ctx: SplitContext): Promise<number | null> {
   const minBytes = ctx.settings.ingest_worker_min_mb * 1024 * 1024;
   if (!ctx.rangeFolder || minBytes <= 0) return null;
   const size = (await ctx.fs.identify(absolute))?.size ?? 0;
@@ -39,7 +49,7 @@ export async function readSplit(
   size: number,
   fold: IngestFold,
   baselines: State['baselines'],
-  ctx: RunContext,
+  ctx: SplitContext,
   read: (from: number, end?: number) => Promise<number>,
   onWorkerProgress: (bytes: number) => void,
 ): Promise<{ consumed: number; split_at: number | null; merged: boolean }> {
@@ -76,7 +86,7 @@ export async function readSplit(
 }
 
 /** The start of the first line after this thread's share of [from, size), or null if there is none. */
-async function lineStartAfterShare(absolute: string, from: number, size: number, ctx: RunContext): Promise<number | null> {
+async function lineStartAfterShare(absolute: string, from: number, size: number, ctx: SplitContext): Promise<number | null> {
   if (size <= from) return null;
   const middle = from + Math.floor((size - from) * MAIN_SHARE);
   const probe = (await ctx.fs.readRange(absolute, middle, 1 << 20)) ?? Buffer.alloc(0);

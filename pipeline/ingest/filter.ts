@@ -1,6 +1,6 @@
 import type { Baseline } from '../memory/state.js';
 import { ParsedEvent, type ReadEvent, type TelemetryEvent } from '../telemetry/event.js';
-import type { EventRef } from './cluster.js';
+import type { EventRef } from '../model/cluster.js';
 
 /**
  * filter: which events matter. Failures are non-zero exits (except `benign` ones such as a grep that

@@ -1,11 +1,6 @@
-import { hash52 } from './hash.js';
-import { signatureText } from './signature.js';
-
-/** A normalized first line of the error messages, with how often it was seen. */
-export interface Signature {
-  text: string;
-  count: number;
-}
+import { hash52 } from '../model/hash.js';
+import { signatureText } from '../templates/signature.js';
+import type { Signature } from '../model/cluster.js';
 
 /** A counter as plain data for another thread (see SignatureCounter.merge). */
 export interface SignatureState {

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { PartialFold, RangeRequest, RangeStart } from '../stages/ingest-merge.js';
-import { packageRoot } from './paths.js';
+import type { PartialFold, RangeRequest, RangeStart } from './merge.js';
+import { packageRoot } from '../io/paths.js';
 
 /** A range of a file being folded apart; see RangeFolderPort. */
 export interface RangeJob {
@@ -31,7 +31,7 @@ export interface RangeFolderPort {
  * CLI, whose modules no longer sit in their own directories).
  */
 function workerScript(): string | null {
-  const script = resolve(packageRoot(), 'dist', 'pipeline', 'io', 'range-worker.js');
+  const script = resolve(packageRoot(), 'dist', 'pipeline', 'ingest', 'range-worker.js');
   return existsSync(script) ? script : null;
 }
 

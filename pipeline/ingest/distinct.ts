@@ -1,4 +1,4 @@
-import { hash52 } from './hash.js';
+import { hash52 } from '../model/hash.js';
 
 /**
  * Distinct values of a stream in bounded memory: exact up to `exactLimit` values, then a HyperLogLog

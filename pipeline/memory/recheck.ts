@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { IN_ARCHIVE, IN_TARGET, type LedgerEntry } from '../memory/state.js';
-import { evaluateDraft, type Violation } from './evaluate.js';
-import type { SafetyPolicy } from './policy.js';
+import { IN_ARCHIVE, IN_TARGET, type LedgerEntry } from './state.js';
+import { evaluateDraft, type Violation } from '../safety/evaluate.js';
+import type { SafetyPolicy } from '../safety/policy.js';
+import { parseTargetKey } from '../model/rule-target.js';
 
 /** What the current policy says about a rule already in memory. */
 export interface Recheck {
@@ -41,17 +42,13 @@ export async function recheckRules(rules: Record<string, LedgerEntry>, policy: S
     const mark = `${fingerprint}:${rule.text_sha}`;
     if (rule.policy_checked === mark) continue;
     const verdict = await evaluateDraft(
-      { id: rule.id, clusterId: rule.cluster_id, kind: rule.kind, toolName: rule.tool_name, errorCategory: rule.error_category, text: rule.text, target: toTarget(rule.target), synthesizer: rule.provenance.synthesizer, notes: [] },
+      { id: rule.id, clusterId: rule.cluster_id, kind: rule.kind, toolName: rule.tool_name, errorCategory: rule.error_category, text: rule.text, target: parseTargetKey(rule.target), synthesizer: rule.provenance.synthesizer, notes: [] },
       policy,
     );
     result.checked[rule.id] = mark;
     if (verdict.verdict !== 'accept') result.flagged[rule.id] = { severity: verdict.verdict, violations: verdict.violations.map(describe) };
   }
   return result;
-}
-
-function toTarget(target: string): { kind: 'memory' } | { kind: 'skill'; skill: string } {
-  return target.startsWith('skill:') ? { kind: 'skill', skill: target.slice('skill:'.length) } : { kind: 'memory' };
 }
 
 function describe(violation: Violation): string {

@@ -2,7 +2,7 @@ import type { Baseline } from '../memory/state.js';
 import type { UsageState } from '../telemetry/usage.js';
 import type { ClusterState } from './cluster.js';
 import type { DetectorState } from './filter.js';
-import { IngestFold, MAX_INVALID_SAMPLES, type FoldSegment, type FoldSettings, type InvalidLine, type LineCounts } from './ingest-fold.js';
+import { IngestFold, MAX_INVALID_SAMPLES, type FoldSegment, type FoldSettings, type InvalidLine, type LineCounts } from './fold.js';
 
 /** A large file whose end is to be folded apart (by a worker thread); where from comes with RangeStart. */
 export interface RangeRequest {

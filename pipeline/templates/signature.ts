@@ -2,7 +2,7 @@
  * The informative line of an error message, so a rule quotes "ModuleNotFoundError: No module named
  * 'x'" rather than a banner such as "=== test session starts ===" or "Traceback (most recent call last):".
  */
-import { redact } from '../synth/redact.js';
+import { redact } from '../safety/redact.js';
 
 export const NOISE = [
   /^exit code \d+$/i,

@@ -3,8 +3,8 @@
  * from the offset the main thread sends with what its prelude settled, to the end of the file.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { rangeFold, toPartial, type RangeRequest, type RangeStart } from '../stages/ingest-merge.js';
-import { readLines, type RawLine } from './line-reader.js';
+import { rangeFold, toPartial, type RangeRequest, type RangeStart } from './merge.js';
+import { readLines, type RawLine } from '../io/line-reader.js';
 
 const PROGRESS_EVERY = 8 << 20;
 const request = workerData as RangeRequest;
