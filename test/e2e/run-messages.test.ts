@@ -91,3 +91,29 @@ describe('the notice about events leaving the window', () => {
     expect(notices).not.toContain('newest');
   });
 });
+
+describe('where evidence sits in the log', () => {
+  it('is shown as a byte offset in the report and in explain; state.json keeps its numeric field', async () => {
+    const log = lines(...failures(3, {}));
+    const second = log.indexOf('\n') + 1;
+    const dir = makeDir({ 'logs/telemetry.jsonl': `${log}not json\n` });
+    const { json } = await cli(dir, ['run', '--no-commit']);
+    const id = json.data.proposals[0].id;
+
+    const report = read(dir, 'proposed_memory_updates.md');
+    expect(report).toContain('| where in the log |');
+    expect(report).toContain(`| logs/telemetry.jsonl (byte 0) |`);
+    expect(report).toContain(`| logs/telemetry.jsonl (byte ${second}) |`);
+    expect(report).toContain(`First 1: logs/telemetry.jsonl (byte ${log.length}): invalid_json`);
+    expect(report).not.toMatch(/telemetry\.jsonl:\d/);
+
+    const explain = await text(dir, ['explain', id]);
+    expect(explain.stdout).toContain(`logs/telemetry.jsonl (byte ${second}) input`);
+    expect(explain.stdout).not.toMatch(/telemetry\.jsonl:\d/);
+
+    const evidence = JSON.parse(read(dir, '.sleep-cycle/state.json')).rules[id].provenance.evidence;
+    expect(evidence[1]).toMatchObject({ file: 'logs/telemetry.jsonl', offset: second });
+    const explained = await cli(dir, ['explain', id]);
+    expect(explained.json.data.evidence[1]).toMatchObject({ file: 'logs/telemetry.jsonl', offset: second });
+  });
+});
