@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { defaultDeps } from '../pipeline/cli/context-from-options.js';
 import { runCli } from '../pipeline/cli/program.js';
 
+const QUIET_DAYS = 150;
 const packageRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 const repo = mkdtempSync(join(tmpdir(), 'sleep-cycle-demo-'));
 for (const item of ['logs/telemetry.jsonl', 'MEMORY.md', 'skills', 'config']) {
@@ -51,8 +52,11 @@ if (code !== 0) process.exit(code);
 banner('4. sleep-cycle list   (weights, states, effectiveness of the rules just written)');
 code = await runCli(['list'], deps);
 if (code !== 0) process.exit(code);
-const later = new Date(Date.now() + 100 * 86_400_000).toISOString().slice(0, 10);
-banner(`5. sleep-cycle decay --dry-run --now ${later}   (preview: what 100 quiet days would archive)`);
+// Five quiet months: the rules with the least evidence have passed their TTL and are archived, while
+// more evidence has stretched the others' (importance), so they are only decaying. (At three months
+// nothing is archived yet: a preview that archives nothing shows little.)
+const later = new Date(Date.now() + QUIET_DAYS * 86_400_000).toISOString().slice(0, 10);
+banner(`5. sleep-cycle decay --dry-run --now ${later}   (preview: what ${QUIET_DAYS} quiet days would archive)`);
 code = await runCli(['decay', '--dry-run', '--now', later], deps);
 process.stdout.write(`\nThe demo repository is left at ${repo} for you to inspect.\n`);
 process.exit(code);

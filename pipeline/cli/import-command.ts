@@ -68,12 +68,20 @@ function envelopeData(s: ImportSummary) {
 export function renderImportText(s: ImportSummary, log: string): string {
   const lines = [
     `imported ${s.files} ${s.files === 1 ? 'file' : 'files'} (${s.format}): ${s.calls} calls, ${s.failures} failures (${s.benign} benign), ${s.format_errors} format errors`,
-    `  appended ${s.appended} events to ${log}; ${s.skipped_duplicates} already imported`,
+    `  appended ${s.appended} events to ${log}${appendedKinds(s)}; ${s.skipped_duplicates} already imported`,
   ];
   if (s.excluded_cancelled > 0) lines.push(`  excluded ${s.excluded_cancelled} cancelled parallel calls (a sibling call failed)`);
   if (s.unpaired + s.invalid > 0) lines.push(`  skipped ${s.unpaired} calls without a result and ${s.invalid} unreadable lines`);
   if (s.files === 0) lines.push('  no matching files were found: check the path and the format.');
   return `${lines.join('\n')}\n`;
+}
+
+/** A format error is an event but not a call: say what the events beyond the calls are. */
+function appendedKinds(s: ImportSummary): string {
+  if (s.appended_format_errors === 0) return '';
+  const calls = s.appended - s.appended_format_errors;
+  const malformed = s.appended_format_errors;
+  return ` (${calls} ${calls === 1 ? 'call' : 'calls'} and ${malformed} ${malformed === 1 ? 'format error' : 'format errors'}: agent replies without exactly one action, each logged as tool format_error)`;
 }
 
 /** The command-table row; program.ts adds `--json` and `--root`. */

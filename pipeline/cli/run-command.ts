@@ -36,6 +36,7 @@ export async function runCommand(options: RunCommandOptions, deps: CliDeps, life
   if (options.since !== undefined && (parseTimestamp(options.since) === null || /^\d+$/.test(options.since))) {
     throw errors.usage(`--since expects an ISO-8601 time such as 2026-11-20T00:00:00Z, found "${options.since.slice(0, 40)}".`);
   }
+  if (flags.logs) await requireNamedLogs(deps, root, flags.logs);
   const { settings } = await loadSettings(deps, root, flags);
   const ctx = buildRunContext(deps, root, settings, {
     dryRun: Boolean(options.dryRun),
@@ -67,6 +68,21 @@ function branchOptions(options: RunCommandOptions): { branch?: string; push?: st
   return { branch: options.branch, ...(remote ? { push: remote } : {}) };
 }
 
+/**
+ * A log named with --log must exist: a typo would otherwise read nothing and exit 0. The configured
+ * logs may be missing (a fresh clone has no telemetry yet); the run says so in a notice instead.
+ */
+async function requireNamedLogs(deps: CliDeps, root: string, logs: string[]): Promise<void> {
+  for (const log of logs) {
+    const absolute = resolve(root, log);
+    if (await deps.fs.identify(absolute)) continue;
+    throw errors.usage(
+      `--log expects an existing telemetry file, found nothing at ${log}${absolute === log ? '' : ` (${absolute})`}. Check the path (a relative one is read from the repository root), or leave out --log to read the configured logs.`,
+      { path: log },
+    );
+  }
+}
+
 function parseCount(text: string, flag: string, min = 1): number {
   const value = Number(text);
   if (!/^\d+$/.test(text.trim()) || !Number.isInteger(value) || value < min) {
@@ -87,9 +103,17 @@ export function renderRunText(result: RunResult): string {
   for (const c of result.lifecycle.changes) out.push(`  ${(c.field === 'status' ? 'status' : 'lifecycle').padEnd(11)} ${c.rule} ${c.from} → ${c.to}: ${c.reason}`);
   if (result.lifecycle.ceiling.warning) out.push(`  warning: ${result.lifecycle.ceiling.warning}`);
   for (const notice of result.notices) out.push(`  notice: ${notice}`);
-  out.push(`  report: ${result.report_path}`);
-  if (!result.dry_run) out.push(`  wrote: ${result.written.join(', ')}`, `  ${result.commit_note}`);
+  out.push(...writtenLines(result));
   return `${out.join('\n')}\n`;
+}
+
+/** What this run put on disk: a night with nothing to change writes nothing, not even the report. */
+function writtenLines(result: RunResult): string[] {
+  if (result.dry_run) return [`  report: ${result.report_path}`];
+  if (result.written.length === 0) {
+    return [`  report: not rewritten (${result.report_path} is left as the last run that changed something wrote it)`, '  wrote: nothing (nothing to change)', `  ${result.commit_note}`];
+  }
+  return [`  report: ${result.report_path}`, `  wrote: ${result.written.join(', ')}`, `  ${result.commit_note}`];
 }
 
 export const dryRunOption = () => new Option('--dry-run', 'write only proposed_memory_updates.md; change nothing else');

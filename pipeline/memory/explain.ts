@@ -1,4 +1,5 @@
 import type { LifecycleEvent } from './lifecycle.js';
+import { logLocation } from '../model/log-location.js';
 import type { State } from './state.js';
 import { unknownId } from './review.js';
 
@@ -52,7 +53,7 @@ export function renderExplanation(e: Explanation): string {
   if (e.safety) out.push(`  safety: ${e.safety.verdict} against ${e.safety.policy || 'the policy'} (${e.safety.evaluated?.length ?? 0} rules evaluated${e.safety.violations.length ? `; fired: ${e.safety.violations.join(', ')}` : ''})`);
   for (const reason of e.quarantine_reasons) out.push(`  quarantined: ${reason}`);
   if (e.evidence.length > 0) out.push('  evidence:');
-  for (const item of e.evidence) out.push(`    ${item.timestamp} ${item.file}:${item.offset} input ${item.input_hash} session ${item.session_id ?? '–'}: ${item.message.replace(/\s+/g, ' ').slice(0, 160) || `${item.duration_ms} ms`}`);
+  for (const item of e.evidence) out.push(`    ${item.timestamp} ${logLocation(item)} input ${item.input_hash} session ${item.session_id ?? '–'}: ${item.message.replace(/\s+/g, ' ').slice(0, 160) || `${item.duration_ms} ms`}`);
   if (e.history.length > 0) out.push('  history:');
   for (const h of e.history) out.push(`    ${h.time} ${h.from} → ${h.to}${h.forced ? ' (forced)' : ''}: ${h.reason}`);
   return `${out.join('\n')}\n`;

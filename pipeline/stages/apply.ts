@@ -12,7 +12,7 @@ export interface Written {
  * apply: writes the planned files atomically in plan order — memory and skills first, state last —
  * so a crash before the state write re-runs the same night, and the plan's id check keeps it idempotent.
  */
-export async function apply<I extends { plan: Plan; reportPath: string; skillTexts: Record<string, string | undefined> }>(
+export async function apply<I extends { plan: Plan; reportPath: string; reportWritten: boolean; skillTexts: Record<string, string | undefined> }>(
   input: I,
   ctx: RunContext,
 ): Promise<I & Written> {
@@ -22,5 +22,7 @@ export async function apply<I extends { plan: Plan; reportPath: string; skillTex
     ...Object.keys(input.skillTexts).map((skill) => skillPath(skill, settings))];
   for (const path of managed) await ctx.fs.removeStaleTemps(resolve(ctx.root, path));
   await applyChanges(ctx, input.plan.changes);
-  return { ...input, written: [input.reportPath, ...input.plan.changes.map((change) => change.path)] };
+  // Only what this run wrote: the report is kept as it was on a night with nothing to change.
+  const report = input.reportWritten ? [input.reportPath] : [];
+  return { ...input, written: [...report, ...input.plan.changes.map((change) => change.path)] };
 }

@@ -31,10 +31,14 @@ export async function gate<I extends { state: State; clusters: Cluster[]; notice
   const reference = new Date(Math.min(newest, ctx.now.getTime()));
   const rereadFrom = ctx.options.since ? new Date(ctx.options.since).toISOString().slice(0, 10) : undefined;
   const result = computeGate(input.clusters, input.state, ctx.settings, ctx.now, { reference, ...(rereadFrom ? { rereadFrom } : {}) });
-  const notices = result.expired > 0
-    ? [...input.notices, `${result.expired} events are more than ${ctx.settings.window_days} days older than the newest one and no longer count toward a rule (for a backfill of older history, raise window_days, e.g. SLEEP_CYCLE_WINDOW_DAYS=365).`]
-    : input.notices;
+  const notices = result.expired > 0 ? [...input.notices, expiredNotice(result.expired, ctx.settings.window_days, input.window.to !== null)] : input.notices;
   return { ...input, ...result, notices };
+}
+
+/** With no event read tonight, only counts carried over from earlier nights aged out, against the clock. */
+function expiredNotice(expired: number, windowDays: number, readAny: boolean): string {
+  if (!readAny) return `${expired} events carried over from earlier nights are now more than ${windowDays} days old and no longer count toward a rule.`;
+  return `${expired} events are more than ${windowDays} days older than the newest one and no longer count toward a rule (for a backfill of older history, raise window_days, e.g. SLEEP_CYCLE_WINDOW_DAYS=365).`;
 }
 
 export interface GateOptions {

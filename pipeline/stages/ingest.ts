@@ -50,6 +50,10 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
   for (const logPath of settings.logs) {
     const file = displayPath(ctx.root, logPath);
     const absolute = resolve(ctx.root, logPath);
+    if (!(await ctx.fs.identify(absolute))) {
+      notices.push(missingLogNotice(file, input.state.cursors[file]));
+      continue;
+    }
     const segments = await planReads(absolute, file, input.state, planContext, notices);
     if (segments !== null) plans.push({ file, absolute, segments });
   }
@@ -113,6 +117,16 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
     usage: fold.usage.finish(fold.toolName),
     parallel,
   };
+}
+
+/**
+ * A log that is not there: new when no run has read it, gone when the cursor shows an earlier run did.
+ * The cursor is kept either way, so a log that comes back (or a rotated copy) continues where it stopped.
+ */
+function missingLogNotice(file: string, cursor: Cursor | undefined): string {
+  if (!cursor) return `${file}: no telemetry file yet; nothing to read.`;
+  const last = cursor.last_timestamp ? `, last event ${cursor.last_timestamp}` : '';
+  return `${file}: not found, but an earlier run read it (up to byte ${cursor.offset}${last}): it was deleted, moved or rotated away. Nothing was read and the cursor is kept; if it moved, point \`logs\` in config/sleep-cycle.yaml (or --log) at its new place.`;
 }
 
 /** A file of mostly invalid lines is usually the wrong file (a transcript, another format): say so. */

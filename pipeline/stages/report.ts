@@ -10,6 +10,7 @@ import type { Plan, Proposal } from './plan.js';
 import type { HumanChange } from './reconcile.js';
 import type { ReviewedDraft } from './validate.js';
 import type { LlmRunStats } from './synthesize.js';
+import { logLocation } from '../model/log-location.js';
 import { targetPath } from '../model/rule-target.js';
 
 export interface ReportInput {
@@ -121,9 +122,9 @@ function proposals(out: string[], input: ReportInput, meta: ReportMeta, quaranti
 
 function evidenceTable(out: string[], samples: Evidence[]): void {
   if (samples.length === 0) return;
-  out.push('', '| time | session | input | at | ms | message (redacted) |', '|---|---|---|---|---|---|');
+  out.push('', '| time | session | input | where in the log | ms | message (redacted) |', '|---|---|---|---|---|---|');
   for (const e of samples) {
-    out.push(`| ${e.timestamp} | ${escapeCell(e.session_id ?? '–')} | \`${escapeCode(e.input_hash)}\` | ${escapeCell(e.file)}:${e.offset} | ${e.duration_ms} | ${evidenceMessage(e.message)} |`);
+    out.push(`| ${e.timestamp} | ${escapeCell(e.session_id ?? '–')} | \`${escapeCode(e.input_hash)}\` | ${escapeCell(logLocation(e))} | ${e.duration_ms} | ${evidenceMessage(e.message)} |`);
   }
 }
 
@@ -228,7 +229,7 @@ function invalidLines(out: string[], input: ReportInput): void {
   if (input.lines.invalid === 0) return;
   out.push('## Invalid lines', '', '| reason | count |', '|---|---|');
   for (const [reason, count] of Object.entries(input.lines.invalid_by_reason).sort()) out.push(`| ${reason} | ${count} |`);
-  out.push('', `First ${input.invalidSamples.length}: ${input.invalidSamples.map((s) => `${escapeCell(s.file)}:${s.offset} (${s.reason})`).join(', ')}`, '');
+  out.push('', `First ${input.invalidSamples.length}: ${input.invalidSamples.map((s) => `${escapeCell(logLocation(s))}: ${s.reason}`).join('; ')}`, '');
 }
 
 function targetName(target: string, meta: ReportMeta): string {

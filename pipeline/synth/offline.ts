@@ -5,7 +5,7 @@ import { failureAdvice, slowAdvice } from './advice.js';
 import { draftFor, type Synthesizer, type SynthesizeRequest } from './port.js';
 import { type DraftRule } from '../model/draft.js';
 import { redact } from '../safety/redact.js';
-import { safeQuote } from './quote.js';
+import { safeQuote, shortenAtWord } from './quote.js';
 import { scanInstructionLike } from './scan.js';
 
 const MAX_QUOTE = 90;
@@ -77,13 +77,14 @@ function quotable(signature: string | null, notes: string[]): string | null {
     .trim();
   // The first sentence usually names the problem; what follows (lists, paths, hints) is noise in a rule.
   const sentence = /^(.{20,}?[.!?])\s/.exec(clean)?.[1];
-  const short = sentence && sentence.length <= MAX_QUOTE ? sentence : clean.length > MAX_QUOTE ? `${clean.slice(0, MAX_QUOTE - 1).trimEnd()}…` : clean;
-  const quote = safeQuote(short.replace(/…$/, ''));
+  const short = sentence && sentence.length <= MAX_QUOTE ? sentence : shortenAtWord(clean, MAX_QUOTE);
+  const cut = short?.endsWith('…') ?? false;
+  const quote = short === null ? null : safeQuote(cut ? short.slice(0, -1) : short);
   if (quote === null) {
     notes.push('error text not quoted: it does not read as a plain error message');
     return null;
   }
-  return short.endsWith('…') ? `${quote}…` : quote;
+  return cut ? `${quote}…` : quote;
 }
 
 /** Tool names come from logs too (the cluster builder already cleaned them; this is defence in depth). */

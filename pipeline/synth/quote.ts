@@ -33,3 +33,23 @@ export function safeQuote(text: string): string | null {
 export function safeCommandName(name: string): string | null {
   return /^\/?[A-Za-z0-9][\w@.+/-]{0,39}$/.test(name) && !name.includes('--') ? name : null;
 }
+
+/**
+ * `text` in at most `max` characters: whole if it fits, else cut at a space with an ellipsis after the
+ * last whole word (punctuation that ends it, `,;:.`, dropped), or null when not even one word fits. A cut
+ * inside a word or a number changes what a quote says ("tokens (250…" for 25000), and quotes land in MEMORY.md.
+ */
+export function shortenAtWord(text: string, max: number): string | null {
+  if (text.length <= max) return text;
+  // `wordEnd` only grows: stop once the words before the next space could not leave room for the ellipsis.
+  let kept = 0;
+  let wordEnd = 0;
+  for (let i = 0; i < text.length && wordEnd < max; i++) {
+    const c = text[i]!;
+    if (/\s/.test(c)) kept = wordEnd;
+    else if (!ENDING_PUNCTUATION.includes(c)) wordEnd = i + 1;
+  }
+  return kept > 0 ? `${text.slice(0, kept)}…` : null;
+}
+
+const ENDING_PUNCTUATION = ',;:.';

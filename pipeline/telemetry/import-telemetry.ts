@@ -47,6 +47,8 @@ export interface ImportSummary extends SourceCounts {
   format: ImportFormat;
   files: number;
   appended: number;
+  /** Of `appended`, the agent's malformed actions (their own `format_error` events); the rest are calls. */
+  appended_format_errors: number;
   skipped_duplicates: number;
 }
 
@@ -60,20 +62,23 @@ export async function importTelemetry(options: ImportOptions): Promise<ImportSum
   const files = await listSourceFiles(options.source, reader.accepts, [options.logPath, options.indexPath]);
   let index = await readImportIndex(options.fs, options.indexPath);
   const seen = importedKeys(index);
-  const summary: ImportSummary = { format: options.format, files: files.length, ...emptyCounts(), appended: 0, skipped_duplicates: 0 };
+  const summary: ImportSummary = { format: options.format, files: files.length, ...emptyCounts(), appended: 0, appended_format_errors: 0, skipped_duplicates: 0 };
   const batchSize = options.batchSize ?? 500;
   for (const file of files) {
     const display = displayPath(options.root, file);
     let events: TelemetryEvent[] = [];
     let keys: string[] = [];
+    let formatErrors = 0;
     const flush = async (): Promise<void> => {
       if (events.length === 0) return;
       await appendTelemetry(options.logPath, events);
       summary.appended += events.length;
+      summary.appended_format_errors += formatErrors;
       index = addImportedKeys(index, display, options.format, keys, options.now);
       await writeImportIndex(options.fs, options.indexPath, index);
       events = [];
       keys = [];
+      formatErrors = 0;
     };
     for await (const item of reader.read(file, { extraCategories: options.extraCategories ?? [] })) {
       countItem(summary, item);
@@ -85,6 +90,7 @@ export async function importTelemetry(options: ImportOptions): Promise<ImportSum
       seen.add(item.key);
       events.push(item.event);
       keys.push(item.key);
+      if (item.kind === 'format_error') formatErrors += 1;
       if (events.length >= batchSize) await flush();
     }
     await flush();

@@ -50,20 +50,55 @@ describe('the shipped examples', () => {
     expect(git(origin, 'show', 'sleep-cycle/nightly:MEMORY.md')).toContain('git_push failed 3 times');
   });
 
-  it('the pre-session hook prints one line without rule text, never applies, and never fails', () => {
+  it('the SessionStart hook runs `sleep-cycle pre-session`: one line without rule text, nothing applied, never a failure', () => {
     const dir = makeDir({ 'MEMORY.md': '# M\n', 'logs/telemetry.jsonl': lines(...failures(3, {})) }, { git: true });
-    const env = { PATH: `${fakeBin('/dev/null', '')}:${process.env.PATH}`, HOME: dir };
-    const script = join(PACKAGE_ROOT, 'examples/hooks/pre-session.sh');
-    const ok = spawnSync('sh', [script], { cwd: dir, env, encoding: 'utf8' });
+    // What `npm install --save-dev sleep-cycle` leaves: node_modules/.bin/sleep-cycle (here, the built CLI).
+    mkdirSync(join(dir, 'node_modules/.bin'), { recursive: true });
+    writeFileSync(join(dir, 'node_modules/.bin/sleep-cycle'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
+    chmodSync(join(dir, 'node_modules/.bin/sleep-cycle'), 0o755);
+    writeFileSync(join(dir, '.git/info/exclude'), 'node_modules/\n');
+    const hooks = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'examples/claude-code/session-start.json'), 'utf8')).hooks.SessionStart;
+    const command: string = hooks[0].hooks[0].command;
+    expect(command).toContain('sleep-cycle pre-session');
+    mkdirSync(join(dir, 'src'));
+    // Claude Code runs the command with a shell, in the session's directory (here a subfolder).
+    const session = () => spawnSync('sh', ['-c', command], { cwd: join(dir, 'src'), env: { PATH: process.env.PATH, HOME: dir, CLAUDE_PROJECT_DIR: dir }, encoding: 'utf8' });
+    const ok = session();
     expect(ok.status).toBe(0);
-    expect(ok.stdout.trim().split('\n')).toEqual(['sleep-cycle: 3 new telemetry lines, 1 rules proposed, 0 quarantined: review .sleep-cycle/preview.md (not applied)']);
+    expect(ok.stdout).toBe('sleep-cycle: 3 new telemetry lines, 1 rule proposed, 0 quarantined: review .sleep-cycle/preview.md (not applied)\n');
+    expect(ok.stderr).toBe('');
+    expect(readFileSync(join(dir, '.sleep-cycle/preview.md'), 'utf8')).toContain('failed 3 times');
     expect(git(dir, 'status', '--porcelain', '--untracked-files=no')).toBe('');
-    expect(ok.stdout).not.toContain('failed 3 times');
     expect(readFileSync(join(dir, 'MEMORY.md'), 'utf8')).toBe('# M\n');
     mkdirSync(join(dir, 'config'), { recursive: true });
     writeFileSync(join(dir, 'config/safety-rules.yaml'), 'broken: [');
-    const broken = spawnSync('sh', [script], { cwd: dir, env, encoding: 'utf8' });
+    const broken = session();
     expect(broken.status).toBe(0);
-    expect(broken.stdout).toContain('E_SAFETY_RULES');
+    expect(broken.stdout).toBe('sleep-cycle: E_SAFETY_RULES (see `npx sleep-cycle run --dry-run`)\n');
+  });
+
+  it('the post-merge git hook prints the pre-session line after a merge and never fails it', () => {
+    const dir = makeDir({ 'MEMORY.md': '# M\n', 'logs/telemetry.jsonl': lines(...failures(3, {})) }, { git: true });
+    const hook = join(dir, '.git/hooks/post-merge');
+    writeFileSync(hook, readFileSync(join(PACKAGE_ROOT, 'examples/hooks/post-merge')));
+    chmodSync(hook, 0o755);
+    git(dir, 'checkout', '--quiet', '-b', 'topic');
+    writeFileSync(join(dir, 'notes.txt'), 'x\n');
+    git(dir, 'add', 'notes.txt');
+    git(dir, 'commit', '--quiet', '-m', 'notes');
+    git(dir, 'checkout', '--quiet', 'main');
+    const env = { PATH: `${fakeBin('/dev/null', '')}:${process.env.PATH}`, HOME: dir };
+    const merge = spawnSync('git', ['merge', '--quiet', 'topic'], { cwd: dir, env, encoding: 'utf8' });
+    expect(merge.status).toBe(0);
+    // git shows a hook's output on its stderr.
+    expect(merge.stderr).toContain('sleep-cycle: 3 new telemetry lines, 1 rule proposed, 0 quarantined: review .sleep-cycle/preview.md (not applied)\n');
+    expect(readFileSync(join(dir, 'MEMORY.md'), 'utf8')).toBe('# M\n');
+    expect(git(dir, 'status', '--porcelain', '--untracked-files=no')).toBe('');
+  });
+
+  it('no example points at a script a user\'s repository would not have', () => {
+    for (const file of ['examples/claude-code/session-start.json', 'examples/hooks/post-merge', 'examples/claude-code/README.md', 'README.md']) {
+      expect(readFileSync(join(PACKAGE_ROOT, file), 'utf8'), file).not.toContain('pre-session.sh');
+    }
   });
 });
