@@ -1,6 +1,6 @@
 import type { RunContext } from './context.js';
 import { StageTable, type Produced, type StageSpec } from './stage-table.js';
-import { acquireLock } from './io/lock.js';
+import { withLock } from './io/lock.js';
 import { repoPaths } from './io/paths.js';
 import { apply } from './stages/apply.js';
 import { writeReport } from './stages/write-report.js';
@@ -76,8 +76,8 @@ export interface RunResult {
 
 /** Runs every stage in order under the lock (a dry-run too: it writes the report a real run commits). */
 export async function runSleepCycle(ctx: RunContext): Promise<RunResult> {
-  const lock = await acquireLock(ctx.fs, { path: repoPaths(ctx.root, ctx.settings).lock, runId: ctx.runId, now: ctx.now, staleMinutes: ctx.settings.lock_stale_minutes });
-  try {
+  const lockOptions = { path: repoPaths(ctx.root, ctx.settings).lock, runId: ctx.runId, now: ctx.now, staleMinutes: ctx.settings.lock_stale_minutes };
+  return withLock(ctx.fs, lockOptions, async (lock) => {
     let data: object = {};
     for (const stage of ctx.options.lifecycleOnly ? LIFECYCLE_STAGES : STAGES) {
       if (ctx.options.dryRun && !stage.inDryRun) {
@@ -89,9 +89,7 @@ export async function runSleepCycle(ctx: RunContext): Promise<RunResult> {
       ctx.logger.info(`finish ${stage.name}`);
     }
     return toResult(data as FinalData, ctx, lock.takenOver);
-  } finally {
-    await lock.release();
-  }
+  });
 }
 
 /** What the result is built from; both tables must produce it (checked below at compile time). */

@@ -9,11 +9,13 @@
  * other module stay as tsc wrote them. Usage: `node dist/scripts/bundle-entries.js` (run by
  * `npm run build`, after tsc).
  */
+import { chmodSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
 import { packageRoot } from '../pipeline/io/paths.js';
 
-const ENTRIES = ['dist/pipeline/cli/main.js', 'dist/pipeline/ingest/range-worker.js'];
+const CLI_ENTRY = 'dist/pipeline/cli/main.js';
+const ENTRIES = [CLI_ENTRY, 'dist/pipeline/ingest/range-worker.js'];
 /** Loaded on demand only (an API key, a commit, a settings file), and large: left to Node to load. */
 const EXTERNAL = ['@anthropic-ai/sdk', 'simple-git', 'yaml'];
 
@@ -35,3 +37,9 @@ for (const entry of ENTRIES) {
     logLevel: 'warning',
   });
 }
+
+// The `bin` npm links: executable, starting with its shebang (tsc writes files 644, and esbuild writing over
+// them keeps that), so `./node_modules/.bin/sleep-cycle` and `npx --no-install` run it wherever npm did not chmod it.
+const cli = resolve(packageRoot(), CLI_ENTRY);
+if (!readFileSync(cli, 'utf8').startsWith('#!/usr/bin/env node\n')) throw new Error(`${CLI_ENTRY} lost its #!/usr/bin/env node line: keep it first in pipeline/cli/main.ts.`);
+chmodSync(cli, 0o755);

@@ -1,10 +1,9 @@
 import { Option } from 'commander';
-import { resolve } from 'node:path';
-import { errors } from '../model/errors.js';
 import { envName } from '../settings/resolve.js';
 import { SETTINGS, SETTING_KEYS } from '../settings/schema.js';
 import { CONFIG_FILE, loadSettings, type CliDeps } from './context-from-options.js';
 import { printSuccess } from './output.js';
+import { resolveRoot } from './root.js';
 import type { CommandSpec } from './command-spec.js';
 
 export interface ConfigOptions {
@@ -13,10 +12,9 @@ export interface ConfigOptions {
   print?: boolean;
 }
 
-/** `config --print`: the resolved settings and where each value came from. */
+/** `config` (or `config --print`): the resolved settings and where each value came from. Printing is its only action. */
 export async function configCommand(options: ConfigOptions, deps: CliDeps): Promise<number> {
-  if (!options.print) throw errors.usage('config needs an action: use `sleep-cycle config --print`.');
-  const root = resolve(deps.cwd, options.root ?? '.');
+  const root = await resolveRoot(deps, options.root);
   const { settings, sources } = await loadSettings(deps, root, {});
   const data = {
     file: CONFIG_FILE,
@@ -31,7 +29,7 @@ export async function configCommand(options: ConfigOptions, deps: CliDeps): Prom
 
 export const configCommandSpec: CommandSpec = {
   name: 'config',
-  description: 'show settings',
-  options: [new Option('--print', 'print the resolved settings and where each came from')],
+  description: 'print the resolved settings and where each came from (file, environment or default)',
+  options: [new Option('--print', 'the same as `config` alone (kept for scripts that pass it)')],
   action: (_args, options, deps) => configCommand(options, deps),
 };

@@ -46,11 +46,13 @@ export async function loadSettings(deps: CliDeps, root: string, flags: Partial<S
   return resolveSettings({ fileText: await deps.fs.readText(filePath), filePath: CONFIG_FILE, env: deps.env, flags });
 }
 
-export function buildRunContext(deps: CliDeps, root: string, settings: Settings, options: RunOptions, nowFlag?: string): RunContext {
+export function buildRunContext(deps: CliDeps, root: string, settings: Settings, options: RunOptions, nowFlag?: string, verbose = false): RunContext {
   const now = resolveNow(deps, nowFlag);
-  const logger: Logger = deps.isTTY
-    ? { info: (m) => deps.stderr(`sleep-cycle: ${m}\n`), warn: (m) => deps.stderr(`sleep-cycle: warning: ${m}\n`) }
-    : { info: () => {}, warn: (m) => deps.stderr(`sleep-cycle: warning: ${m}\n`) };
+  // Stage start/finish lines only on request (--verbose): on every terminal run they buried the result.
+  const logger: Logger = {
+    info: verbose ? (m) => deps.stderr(`sleep-cycle: ${m}\n`) : () => {},
+    warn: (m) => deps.stderr(`sleep-cycle: warning: ${m}\n`),
+  };
   return {
     root,
     now,

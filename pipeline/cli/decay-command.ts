@@ -1,5 +1,5 @@
 import type { CommandSpec } from './command-spec.js';
-import { dryRunOption, noCommitOption, nowOption, runCommand } from './run-command.js';
+import { dryRunOption, noCommitOption, nowOption, runCommand, verboseOption } from './run-command.js';
 
 /**
  * `decay`: the memory lifecycle alone — weigh every rule, move decayed ones to the archive, expire and
@@ -11,7 +11,8 @@ export const decayCommandSpec: CommandSpec = {
   options: [
     dryRunOption(),
     noCommitOption(),
-    nowOption(),
+    nowOption(true),
+    verboseOption(),
   ],
   action: (_args, options, deps) => runCommand(options, deps, true),
 };

@@ -1,12 +1,13 @@
 import { relative, resolve } from 'node:path';
 import { Option } from 'commander';
 import { errors } from '../model/errors.js';
-import { acquireLock } from '../io/lock.js';
+import { withLock } from '../io/lock.js';
 import { repoPaths } from '../io/paths.js';
 import { compileCategoryPatterns } from '../telemetry/classify.js';
 import { IMPORT_FORMATS, importTelemetry, isImportFormat, type ImportSummary } from '../telemetry/import-telemetry.js';
 import { loadSettings, type CliDeps } from './context-from-options.js';
 import { printSuccess } from './output.js';
+import { resolveRoot } from './root.js';
 
 export interface ImportCommandOptions {
   root?: string;
@@ -23,15 +24,14 @@ export async function importCommand(format: string | undefined, source: string |
   if (source === undefined || source.trim() === '') {
     throw errors.usage(`import ${format} needs a file or folder to read, e.g. \`sleep-cycle import ${format} ~/transcripts\`.`);
   }
-  const root = resolve(deps.cwd, options.root ?? '.');
+  const root = await resolveRoot(deps, options.root);
   const { settings } = await loadSettings(deps, root, {});
   const paths = repoPaths(root, settings);
   const logPath = resolve(root, options.log ?? settings.logs[0]!);
   const now = deps.clock.now();
-  const lock = await acquireLock(deps.fs, { path: paths.lock, runId: `import-${now.toISOString().replace(/[-:.]/g, '').slice(0, 15)}`, now, staleMinutes: settings.lock_stale_minutes });
-  let summary: ImportSummary;
-  try {
-    summary = await importTelemetry({
+  const lock = { path: paths.lock, runId: `import-${now.toISOString().replace(/[-:.]/g, '').slice(0, 15)}`, now, staleMinutes: settings.lock_stale_minutes };
+  const summary: ImportSummary = await withLock(deps.fs, lock, () =>
+    importTelemetry({
       format,
       source: resolve(deps.cwd, source),
       logPath,
@@ -40,10 +40,8 @@ export async function importCommand(format: string | undefined, source: string |
       fs: deps.fs,
       now,
       extraCategories: compileCategoryPatterns(settings.error_categories),
-    });
-  } finally {
-    await lock.release();
-  }
+    }),
+  );
   const log = relative(root, logPath) || logPath;
   return printSuccess(deps, Boolean(options.json), envelopeData(summary), () => renderImportText(summary, log));
 }

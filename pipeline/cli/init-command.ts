@@ -1,10 +1,12 @@
 import { resolve } from 'node:path';
 import { Option } from 'commander';
 import { errors } from '../model/errors.js';
-import { bundledSafetyRulesPath } from '../io/paths.js';
+import { withLock } from '../io/lock.js';
+import { bundledSafetyRulesPath, repoPaths } from '../io/paths.js';
 import { buildInitPlan, type InitFile, type LogPolicy } from '../memory/init-plan.js';
-import type { CliDeps } from './context-from-options.js';
+import { loadSettings, type CliDeps } from './context-from-options.js';
 import { printSuccess } from './output.js';
+import { resolveRoot } from './root.js';
 
 export interface InitOptions {
   root?: string;
@@ -14,19 +16,27 @@ export interface InitOptions {
 
 /** `init`: prepares a repository for sleep-cycle. Idempotent; never overwrites a file a user has. */
 export async function initCommand(options: InitOptions, deps: CliDeps): Promise<number> {
-  const root = resolve(deps.cwd, options.root ?? '.');
   const policy = (options.logs ?? 'commit') as LogPolicy;
   if (policy !== 'commit' && policy !== 'ignore') throw errors.usage(`--logs expects commit or ignore, found "${String(options.logs).slice(0, 20)}".`);
-  const read = (path: string) => deps.fs.readText(resolve(root, path));
-  const existing: Record<string, string | undefined> = {};
-  for (const path of ['config/safety-rules.yaml', 'config/sleep-cycle.yaml', 'MEMORY.md', '.sleep-cycle/.gitignore', 'logs/.gitignore']) existing[path] = await read(path);
+  const root = await resolveRoot(deps, options.root);
+  const { settings } = await loadSettings(deps, root, {});
   const safetyRules = await deps.fs.readText(bundledSafetyRulesPath());
   if (safetyRules === undefined) throw errors.internal(`the bundled safety policy is missing at ${bundledSafetyRulesPath()}: reinstall sleep-cycle.`);
-  const plan = buildInitPlan(existing, { policy, safetyRules });
-  for (const file of plan.filter((f) => f.action !== 'kept')) await deps.fs.writeAtomic(resolve(root, file.path), file.content);
+  const now = deps.clock.now();
+  const lock = { path: repoPaths(root, settings).lock, runId: `init-${now.toISOString().replace(/[-:.]/g, '').slice(0, 15)}`, now, staleMinutes: settings.lock_stale_minutes };
+  // Read and planned under the lock: MEMORY.md gets its section from what is there now, not before a run wrote it.
+  const plan = await withLock(deps.fs, lock, async () => {
+    const existing: Record<string, string | undefined> = {};
+    for (const path of INIT_FILES) existing[path] = await deps.fs.readText(resolve(root, path));
+    const built = buildInitPlan(existing, { policy, safetyRules });
+    for (const file of built.filter((f) => f.action !== 'kept')) await deps.fs.writeAtomic(resolve(root, file.path), file.content);
+    return built;
+  });
   const data = { files: plan.map(({ path, action }) => ({ path, action })), logs: policy, hook_snippet: HOOK_SNIPPET };
   return printSuccess(deps, Boolean(options.json), data, () => renderInit(plan, policy));
 }
+
+const INIT_FILES = ['config/safety-rules.yaml', 'config/sleep-cycle.yaml', 'MEMORY.md', '.sleep-cycle/.gitignore', 'logs/.gitignore'];
 
 export const HOOK_SNIPPET = `{
   "hooks": {

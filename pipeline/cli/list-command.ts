@@ -7,6 +7,7 @@ import { openRepo } from './open-repo.js';
 import { printSuccess } from './output.js';
 import { nowOption } from './run-command.js';
 import type { CommandSpec } from './command-spec.js';
+import { plural } from '../model/plural.js';
 
 export interface ListOptions {
   root?: string;
@@ -33,13 +34,13 @@ function parseStates(values: string[]): RuleState[] {
 
 function renderRows(rows: RuleRow[], now: Date): string {
   if (rows.length === 0) return `no rules (at ${now.toISOString()})\n`;
-  const out = [`${rows.length} rules at ${now.toISOString()}`];
+  const out = [`${plural(rows.length, 'rule')} at ${now.toISOString()}`];
   for (const r of rows) {
     const effect = r.effectiveness ? `${r.effectiveness.verdict} (${r.effectiveness.before_per_day}/day before, ${r.effectiveness.after_per_day}/day since)` : '–';
     out.push(
       `${r.id}  ${r.state.padEnd(8)} ${r.status.padEnd(10)} weight ${r.weight.toFixed(2)}${r.pinned ? '  pinned' : ''}  → ${r.target}`,
       `    ${r.text}`,
-      `    created ${r.created.slice(0, 10)}, last reinforced ${r.last_reinforced.slice(0, 10)}, last accessed ${r.last_accessed?.slice(0, 10) ?? '–'}, ${r.hits} recurrences; effectiveness: ${effect}`,
+      `    created ${r.created.slice(0, 10)}, last reinforced ${r.last_reinforced.slice(0, 10)}, last accessed ${r.last_accessed?.slice(0, 10) ?? '–'}, ${plural(r.hits, 'recurrence')}; effectiveness: ${effect}`,
     );
     if (r.due) out.push(`    due: ${r.due}`);
   }

@@ -7,6 +7,7 @@ import { compileCategoryPatterns } from '../telemetry/classify.js';
 import { createTelemetryLogger, type TelemetryCall } from '../telemetry/logger.js';
 import { loadSettings, type CliDeps } from './context-from-options.js';
 import { printSuccess } from './output.js';
+import { resolveRoot } from './root.js';
 
 export interface LogOptions {
   root?: string;
@@ -26,7 +27,7 @@ export interface LogOptions {
 /** `sleep-cycle log`: append one telemetry event for a tool call, for agents without an adapter. */
 export async function logCommand(options: LogOptions, deps: CliDeps): Promise<number> {
   const call = parseLogOptions(options);
-  const root = resolve(deps.cwd, options.root ?? '.');
+  const root = await resolveRoot(deps, options.root);
   const flags: Partial<Settings> = options.log !== undefined ? { logs: [options.log] } : {};
   const { settings } = await loadSettings(deps, root, flags);
   const path = resolve(root, settings.logs[0]!);

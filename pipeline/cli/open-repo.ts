@@ -1,12 +1,31 @@
-import { resolve } from 'node:path';
 import type { RunContext } from '../context.js';
+import { withLock, type Lock } from '../io/lock.js';
+import { repoPaths } from '../io/paths.js';
 import { load, type Loaded } from '../stages/load.js';
 import { buildRunContext, loadSettings, type CliDeps } from './context-from-options.js';
+import { resolveRoot } from './root.js';
 
-/** For commands other than `run`: settings, a context and everything the load stage reads. */
-export async function openRepo(root: string | undefined, deps: CliDeps, nowFlag?: string): Promise<{ ctx: RunContext; loaded: Loaded }> {
-  const dir = resolve(deps.cwd, root ?? '.');
+/** For commands other than `run`: the root, its settings and a context. Nothing of the repository is read yet. */
+export async function openContext(root: string | undefined, deps: CliDeps, nowFlag?: string): Promise<RunContext> {
+  const dir = await resolveRoot(deps, root);
   const { settings } = await loadSettings(deps, dir, {});
-  const ctx = buildRunContext(deps, dir, settings, { dryRun: false, commit: false, requireGit: false }, nowFlag);
+  return buildRunContext(deps, dir, settings, { dryRun: false, commit: false, requireGit: false }, nowFlag);
+}
+
+/** Read-only commands: a context and everything the load stage reads. */
+export async function openRepo(root: string | undefined, deps: CliDeps, nowFlag?: string): Promise<{ ctx: RunContext; loaded: Loaded }> {
+  const ctx = await openContext(root, deps, nowFlag);
   return { ctx, loaded: await load({}, ctx) };
+}
+
+/**
+ * Commands that write: the lock first, then the load, then `work` plans and applies. Loading before the
+ * lock would plan from a state a run finishing in between has already replaced, and overwrite it.
+ */
+export function underLock<T>(ctx: RunContext, work: (loaded: Loaded, lock: Lock) => Promise<T>): Promise<T> {
+  return withLock(ctx.fs, lockOptions(ctx), async (lock) => work(await load({}, ctx), lock));
+}
+
+export function lockOptions(ctx: Pick<RunContext, 'root' | 'settings' | 'runId' | 'now'>) {
+  return { path: repoPaths(ctx.root, ctx.settings).lock, runId: ctx.runId, now: ctx.now, staleMinutes: ctx.settings.lock_stale_minutes };
 }

@@ -1,8 +1,11 @@
+import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { errors } from '../model/errors.js';
+import { packageRoot } from '../io/paths.js';
+import { errors, type SleepCycleError } from '../model/errors.js';
 import type { CommandSpec } from './command-spec.js';
 import type { CliDeps } from './context-from-options.js';
 import { printFailure } from './output.js';
+import { ROOT_HELP } from './root.js';
 
 /**
  * The command table: one row per command, each handled by one small file. A row loads its file only
@@ -29,46 +32,82 @@ export const COMMANDS: Record<string, () => Promise<CommandSpec>> = {
 };
 
 /** The specs a command line needs: just its own, or all of them (help, or an unknown command). */
-export async function loadSpecs(argv: string[]): Promise<CommandSpec[]> {
-  const first = argv[0];
-  if (first !== undefined && Object.hasOwn(COMMANDS, first)) return [await COMMANDS[first]!()];
+export async function loadSpecs(name: string | undefined): Promise<CommandSpec[]> {
+  if (name !== undefined && Object.hasOwn(COMMANDS, name)) return [await COMMANDS[name]!()];
   return Promise.all(Object.values(COMMANDS).map((load) => load()));
 }
 
 /** Parses argv, runs one command and returns its exit code. Never exits the process itself. */
 export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
   const json = argv.includes('--json');
+  const name = commandName(argv);
   let exitCode = 0;
   const program = new Command('sleep-cycle')
     .description("the agent's night: turn repeated tool failures into reviewed memory rules")
     .exitOverride()
-    .configureOutput({ writeOut: deps.stdout, writeErr: json ? () => {} : deps.stderr })
-    .showHelpAfterError(!json);
-  for (const spec of await loadSpecs(argv)) {
+    // Errors are printed once, by printFailure (one line, or the --json envelope); commander's own copy is dropped.
+    .configureOutput({ writeOut: deps.stdout, writeErr: json ? () => {} : deps.stderr, outputError: () => {} })
+    .configureHelp({ showGlobalOptions: true })
+    .version(await packageVersion(deps), '-V, --version', 'print the version')
+    // Global, so they are accepted before the command (`sleep-cycle --root . init`) as well as after it.
+    .option('--json', 'print one JSON envelope on stdout')
+    .option('--root <dir>', ROOT_HELP);
+  for (const spec of await loadSpecs(name)) {
     const command = program.command(spec.name).description(spec.description);
-    command.option('--json', 'print one JSON envelope on stdout').option('--root <dir>', 'repository root (default: current directory)');
     for (const option of spec.options) command.addOption(option);
     command.action(async (...received: unknown[]) => {
       // commander passes the declared arguments, then the options object, then the command.
       const args = received.slice(0, -2).map((value) => (value === undefined ? undefined : String(value))) as string[];
-      exitCode = await spec.action(args, received.at(-2) as Record<string, unknown>, deps);
+      exitCode = await spec.action(args, (received.at(-1) as Command).optsWithGlobals(), deps);
     });
   }
-  const code = await parseAndRun(program, argv, deps, json, () => exitCode);
+  const code = await parseAndRun(program, argv, deps, { json, name }, () => exitCode);
   // Claude Code blocks the tool call when a hook exits 2: the hook never fails the agent, whatever went wrong.
-  return argv[0] === 'hook' ? 0 : code;
+  return name === 'hook' ? 0 : code;
 }
 
-async function parseAndRun(program: Command, argv: string[], deps: CliDeps, json: boolean, result: () => number): Promise<number> {
+/** The command a command line names: its first word that is neither a global option nor the value of one. */
+export function commandName(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--root') i++;
+    else if (!arg.startsWith('-')) return arg;
+  }
+  return undefined;
+}
+
+async function parseAndRun(program: Command, argv: string[], deps: CliDeps, call: { json: boolean; name: string | undefined }, result: () => number): Promise<number> {
   try {
-    if (argv.length === 0) throw errors.usage('no command given: try `sleep-cycle run --dry-run` or `sleep-cycle --help`.');
+    if (call.name === undefined && !argv.some((arg) => HELP_OR_VERSION.includes(arg))) {
+      throw errors.usage('no command given: try `sleep-cycle run --dry-run` or `sleep-cycle --help`.');
+    }
     await program.parseAsync(argv, { from: 'user' });
     return result();
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.exitCode === 0) return 0;
-      return printFailure(deps, json, errors.usage(error.message.replace(/^error: /, '')));
+      return printFailure(deps, call.json, usageError(error, call.name));
     }
-    return printFailure(deps, json, error);
+    return printFailure(deps, call.json, error);
   }
+}
+
+const HELP_OR_VERSION = ['-h', '--help', '-V', '--version'];
+
+/** commander's "error: unknown option '--dry-rn'\n(Did you mean --dry-run?)" as one line, with where to look. */
+function usageError(error: CommanderError, name: string | undefined): SleepCycleError {
+  // `help <unknown>`: commander has shown the list of commands (on stderr) and says only "(outputHelp)".
+  if (error.code === 'commander.help') return errors.usage('no such command: see `sleep-cycle --help` for the list of commands.');
+  const [first = '', ...rest] = error.message.replace(/^error: /, '').split('\n');
+  const suggestion = /\(Did you mean (.+)\?\)/.exec(rest.join(' '))?.[1];
+  const help = name !== undefined && Object.hasOwn(COMMANDS, name) ? `sleep-cycle ${name} --help` : 'sleep-cycle --help';
+  const message = `${first.replace(/\.$/, '')}${suggestion ? `: did you mean ${suggestion}?` : '.'} See \`${help}\`.`;
+  return errors.usage(message, { ...(suggestion ? { suggestion } : {}), help });
+}
+
+/** The version in the package.json this CLI ships with. */
+async function packageVersion(deps: CliDeps): Promise<string> {
+  const text = await deps.fs.readText(resolve(packageRoot(), 'package.json'));
+  const version = text === undefined ? undefined : (JSON.parse(text) as { version?: unknown }).version;
+  return typeof version === 'string' ? version : 'unknown';
 }

@@ -1,11 +1,9 @@
 import { Option } from 'commander';
 import { errors } from '../model/errors.js';
-import { acquireLock } from '../io/lock.js';
-import { repoPaths } from '../io/paths.js';
 import { buildReviewPlan, listReviewItems, type ReviewAction } from '../memory/review.js';
 import { applyChanges } from '../io/apply-changes.js';
 import type { CliDeps } from './context-from-options.js';
-import { openRepo } from './open-repo.js';
+import { openContext, openRepo, underLock } from './open-repo.js';
 import { printSuccess } from './output.js';
 import type { CommandSpec } from './command-spec.js';
 
@@ -19,22 +17,21 @@ export interface ReviewOptions {
   reason?: string;
 }
 
-/** `review` lists what waits for a human; `review <id> --accept|--reject` decides one item. */
+/** `review` lists what waits for a human; `review <id> --accept|--reject` decides one item, under the lock. */
 export async function reviewCommand(id: string | undefined, options: ReviewOptions, deps: CliDeps): Promise<number> {
-  const { ctx, loaded } = await openRepo(options.root, deps);
   if (!id) {
     if (options.accept || options.reject) throw errors.usage('review --accept/--reject needs an id: `sleep-cycle review <id> --accept`.');
-    const items = listReviewItems(loaded.state);
+    const { ctx, loaded } = await openRepo(options.root, deps);
+    const items = listReviewItems(loaded.state, { now: ctx.now, window_days: ctx.settings.window_days });
     return printSuccess(deps, Boolean(options.json), items, () => renderList(items));
   }
   const action = toAction(id, options);
-  const plan = buildReviewPlan(loaded, action, { now: ctx.now, runId: ctx.runId, settings: ctx.settings });
-  const lock = await acquireLock(ctx.fs, { path: repoPaths(ctx.root, ctx.settings).lock, runId: ctx.runId, now: ctx.now, staleMinutes: ctx.settings.lock_stale_minutes });
-  try {
-    await applyChanges(ctx, plan.changes);
-  } finally {
-    await lock.release();
-  }
+  const ctx = await openContext(options.root, deps);
+  const plan = await underLock(ctx, async (loaded) => {
+    const built = buildReviewPlan(loaded, action, { now: ctx.now, runId: ctx.runId, settings: ctx.settings });
+    await applyChanges(ctx, built.changes);
+    return built;
+  });
   const data = { action: action.kind, id, summary: plan.summary, written: plan.changes.map((change) => change.path), events: plan.events };
   return printSuccess(deps, Boolean(options.json), data, () => `${plan.summary}\n  wrote: ${data.written.join(', ')}\n  commit these files with your review.\n`);
 }

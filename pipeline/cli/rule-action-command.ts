@@ -1,11 +1,8 @@
-import { acquireLock } from '../io/lock.js';
-import { repoPaths } from '../io/paths.js';
 import { buildManualPlan, type ManualAction } from '../memory/manual.js';
 import { applyChanges } from '../io/apply-changes.js';
-import { load } from '../stages/load.js';
 import { policyVerdict } from '../memory/recheck.js';
 import type { CliDeps } from './context-from-options.js';
-import { openRepo } from './open-repo.js';
+import { openContext, underLock } from './open-repo.js';
 import { printSuccess } from './output.js';
 import type { CommandSpec } from './command-spec.js';
 import { nowOption } from './run-command.js';
@@ -18,21 +15,16 @@ export interface RuleActionOptions {
 
 /** `touch`, `pin`, `unpin`, `restore <id>`: one human decision about one rule, written under the lock. */
 export async function ruleActionCommand(action: ManualAction, id: string, options: RuleActionOptions, deps: CliDeps): Promise<number> {
-  const { ctx } = await openRepo(options.root, deps, options.now);
-  const lock = await acquireLock(ctx.fs, { path: repoPaths(ctx.root, ctx.settings).lock, runId: ctx.runId, now: ctx.now, staleMinutes: ctx.settings.lock_stale_minutes });
-  let plan;
-  try {
-    // Planned under the lock, from what is on disk now: a run that finished meanwhile is not overwritten.
-    const loaded = await load({}, ctx);
+  const ctx = await openContext(options.root, deps, options.now);
+  const plan = await underLock(ctx, async (loaded) => {
     // Back into memory only what the current policy accepts (it may have changed since the rule was archived).
     const rule = loaded.state.rules[id];
     const verdict = rule && (action === 'restore' || action === 'pin') ? await policyVerdict(rule, loaded.policy) : null;
     const policyBlock = verdict?.severity === 'block' ? verdict.violations.join('; ') : null;
-    plan = buildManualPlan(loaded, action, id, { now: ctx.now, runId: ctx.runId, settings: ctx.settings, policyBlock });
-    await applyChanges(ctx, plan.changes);
-  } finally {
-    await lock.release();
-  }
+    const built = buildManualPlan(loaded, action, id, { now: ctx.now, runId: ctx.runId, settings: ctx.settings, policyBlock });
+    await applyChanges(ctx, built.changes);
+    return built;
+  });
   const data = { action, id, state: plan.rule.state, status: plan.rule.status, summary: plan.summary, written: plan.changes.map((c) => c.path), events: plan.events };
   return printSuccess(deps, Boolean(options.json), data, () => `${plan.summary}\n  wrote: ${data.written.join(', ')}\n  commit these files (the next run commits them too).\n`);
 }

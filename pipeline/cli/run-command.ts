@@ -1,11 +1,11 @@
 import { Option } from 'commander';
-import { resolve } from 'node:path';
 import { errors } from '../model/errors.js';
 import { runSleepCycle, type RunResult } from '../run.js';
 import type { Settings } from '../settings/schema.js';
 import { parseTimestamp } from '../telemetry/event.js';
 import { buildRunContext, loadSettings, type CliDeps } from './context-from-options.js';
 import { printSuccess } from './output.js';
+import { resolveRoot } from './root.js';
 import { terminalProgress } from './progress-bar.js';
 import type { CommandSpec } from './command-spec.js';
 
@@ -24,10 +24,11 @@ export interface RunCommandOptions {
   branch?: string;
   push?: string | boolean;
   now?: string;
+  verbose?: boolean;
 }
 
 export async function runCommand(options: RunCommandOptions, deps: CliDeps, lifecycleOnly = false): Promise<number> {
-  const root = resolve(deps.cwd, options.root ?? '.');
+  const root = await resolveRoot(deps, options.root);
   const flags: Partial<Settings> = {};
   if (options.minRepeats !== undefined) flags.min_repeats = parseCount(options.minRepeats, '--min-repeats');
   if (options.log && options.log.length > 0) flags.logs = options.log;
@@ -46,14 +47,14 @@ export async function runCommand(options: RunCommandOptions, deps: CliDeps, life
     requireLlm: Boolean(options.requireLlm),
     ...branchOptions(options),
     ...(lifecycleOnly ? { lifecycleOnly } : {}),
-  }, options.now);
+  }, options.now, Boolean(options.verbose));
   // A progress bar only for a person at a terminal: never with --json, in CI, or when stderr is piped.
   if (deps.isTTY && !options.json && deps.env.CI !== 'true') ctx.progress = terminalProgress(deps.stderr);
   if (options.requireLlm && !ctx.llm) {
     throw errors.usage('--require-llm needs the claude synthesizer: set ANTHROPIC_API_KEY (and synthesizer auto or claude).');
   }
   const result = await runSleepCycle(ctx);
-  return printSuccess(deps, Boolean(options.json), result, () => renderRunText(result));
+  return printSuccess(deps, Boolean(options.json), result, () => renderRunText(result, lifecycleOnly));
 }
 
 function branchOptions(options: RunCommandOptions): { branch?: string; push?: string } {
@@ -91,15 +92,15 @@ function parseCount(text: string, flag: string, min = 1): number {
   return value;
 }
 
-export function renderRunText(result: RunResult): string {
+export function renderRunText(result: RunResult, lifecycleOnly = false): string {
   const { lines } = result;
   const promoted = result.clusters.filter((c) => c.promoted).length;
-  const out = [
-    `sleep-cycle ${result.dry_run ? 'dry run' : 'run'} ${result.run_id}`,
-    `  lines: ${lines.read} read, ${lines.valid} valid, ${lines.invalid} invalid, ${lines.old} old`,
-    `  clusters: ${result.clusters.length} (${promoted} promoted)`,
-  ];
+  const title = lifecycleOnly ? `decay${result.dry_run ? ' (dry run)' : ''}` : result.dry_run ? 'dry run' : 'run';
+  const out = [`sleep-cycle ${title} ${result.run_id}`];
+  // `decay` reads no telemetry: line and cluster counts would only be zeros that look like a failed read.
+  if (!lifecycleOnly) out.push(`  lines: ${lines.read} read, ${lines.valid} valid, ${lines.invalid} invalid, ${lines.old} old`, `  clusters: ${result.clusters.length} (${promoted} promoted)`);
   for (const p of result.proposals) out.push(`  ${p.status.padEnd(11)} ${p.id} → ${p.target}: ${p.text}`);
+  if (lifecycleOnly && result.lifecycle.changes.length === 0) out.push('  lifecycle: no rule changes state');
   for (const c of result.lifecycle.changes) out.push(`  ${(c.field === 'status' ? 'status' : 'lifecycle').padEnd(11)} ${c.rule} ${c.from} → ${c.to}: ${c.reason}`);
   if (result.lifecycle.ceiling.warning) out.push(`  warning: ${result.lifecycle.ceiling.warning}`);
   for (const notice of result.notices) out.push(`  notice: ${notice}`);
@@ -119,10 +120,14 @@ function writtenLines(result: RunResult): string[] {
 export const dryRunOption = () => new Option('--dry-run', 'write only proposed_memory_updates.md; change nothing else');
 export const noCommitOption = () => new Option('--no-commit', 'write files but do not commit them');
 
-/** `--now <iso>`: evaluate at another time (also SLEEP_CYCLE_NOW). */
-export function nowOption(): Option {
-  return new Option('--now <iso>', 'evaluate as if it were this ISO-8601 time (or set SLEEP_CYCLE_NOW); with --dry-run nothing is written');
+/** `--now <iso>`: evaluate at another time (also SLEEP_CYCLE_NOW). Only commands with --dry-run mention it. */
+export function nowOption(withDryRun = false): Option {
+  const help = 'evaluate as if it were this ISO-8601 time (or set SLEEP_CYCLE_NOW)';
+  return new Option('--now <iso>', withDryRun ? `${help}; with --dry-run nothing is written` : help);
 }
+
+/** Stage-by-stage progress on stderr, for a person who wants to see where a run spends its time. */
+export const verboseOption = () => new Option('--verbose', 'print each stage as it starts and finishes (on stderr)');
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -141,7 +146,8 @@ export const runCommandSpec: CommandSpec = {
     new Option('--push [remote]', 'with --branch: push the branch (default remote origin), replacing it only if it is as last fetched'),
     new Option('--offline', 'write rules with the offline synthesizer even when ANTHROPIC_API_KEY is set (fast, free: for pre-session dry runs)'),
     new Option('--require-llm', 'fail (E_LLM) instead of falling back to offline when Claude rejects the key'),
-    nowOption(),
+    nowOption(true),
+    verboseOption(),
   ],
   action: (_args, options, deps) => runCommand(options, deps),
 };

@@ -5,6 +5,7 @@ import { openRepo } from './open-repo.js';
 import { printSuccess } from './output.js';
 import { nowOption } from './run-command.js';
 import type { CommandSpec } from './command-spec.js';
+import { plural } from '../model/plural.js';
 
 export interface StatsOptions {
   root?: string;
@@ -25,8 +26,8 @@ export function renderStats(s: RuleStats): string {
     `rules: ${s.rules}`,
     `  by state: ${list(s.by_state)}`,
     `  by status: ${list(s.by_status)}`,
-    `archive: ${s.archive.entries} entries (${s.archive.lines} lines, ${s.archive.bytes} bytes)`,
-    `average lifespan until archived: ${s.average_lifespan_days === null ? '–' : `${s.average_lifespan_days} days`}; average age in memory: ${s.average_age_days === null ? '–' : `${s.average_age_days} days`}`,
+    `archive: ${plural(s.archive.entries, 'entry', 'entries')} (${plural(s.archive.lines, 'line')}, ${plural(s.archive.bytes, 'byte')})`,
+    `average lifespan until archived: ${s.average_lifespan_days === null ? '–' : plural(s.average_lifespan_days, 'day')}; average age in memory: ${s.average_age_days === null ? '–' : plural(s.average_age_days, 'day')}`,
     `runs that changed rules: ${s.runs.length}`,
     ...s.runs.map((r) => `  ${r.time.slice(0, 10)} ${r.run}: +${r.added} added, ${r.archived} archived, ${r.restored} restored`),
   ];

@@ -50,6 +50,20 @@ export async function acquireLock(fs: FsPort, options: AcquireLockOptions): Prom
 }
 
 /**
+ * Runs `work` while holding the lock, and releases it however `work` ends. Every command that writes goes
+ * through here, and loads what it changes inside `work`: a plan built from what was read before the lock
+ * was taken would overwrite whatever another holder wrote in between.
+ */
+export async function withLock<T>(fs: FsPort, options: AcquireLockOptions, work: (lock: Lock) => Promise<T>): Promise<T> {
+  const lock = await acquireLock(fs, options);
+  try {
+    return await work(lock);
+  } finally {
+    await lock.release();
+  }
+}
+
+/**
  * Takes a stale lock out of the way atomically: rename it aside, then check that what was moved is the
  * lock judged stale. If another run replaced it in between, put it back and give up, so two runs that
  * both saw the same stale lock cannot both proceed.

@@ -2,6 +2,7 @@ import type { LifecycleEvent } from './lifecycle.js';
 import { logLocation } from '../model/log-location.js';
 import type { State } from './state.js';
 import { unknownId } from './review.js';
+import { plural } from '../model/plural.js';
 
 /** Pure: why a rule (or a quarantined draft) exists, from the ledger and the lifecycle audit. */
 export function buildExplanation(id: string, state: State, events: LifecycleEvent[]) {
@@ -45,12 +46,12 @@ export function renderExplanation(e: Explanation): string {
     `  "${e.text}"`,
     `  cluster ${e.cluster.id}: ${e.cluster.kind} of ${e.cluster.tool_name}${e.cluster.error_category ? ` / ${e.cluster.error_category}` : ''}`,
   ];
-  if (e.counts) out.push(`  seen ${e.counts.count} times, ${e.counts.distinct_inputs} distinct inputs, ${e.counts.sessions} sessions, ${e.first_seen} → ${e.last_seen}; ${e.hits_since_created} more since`);
-  if (e.effectiveness) out.push(`  effectiveness: ${e.effectiveness.verdict} — ${e.effectiveness.before_per_day} failures per day before, ${e.effectiveness.after_per_day} since, ${e.effectiveness.tool_calls_since} calls of the tool since adoption`);
+  if (e.counts) out.push(`  seen ${plural(e.counts.count, 'time')}, ${plural(e.counts.distinct_inputs, 'distinct input')}, ${plural(e.counts.sessions, 'session')}, ${e.first_seen} → ${e.last_seen}; ${e.hits_since_created} more since`);
+  if (e.effectiveness) out.push(`  effectiveness: ${e.effectiveness.verdict} — ${e.effectiveness.before_per_day} failures per day before, ${e.effectiveness.after_per_day} since, ${plural(e.effectiveness.tool_calls_since, 'call')} of the tool since adoption`);
   if (e.supersedes) out.push(`  supersedes ${e.supersedes} (which proved ineffective)`);
   if (e.superseded_by) out.push(`  superseded by ${e.superseded_by}`);
   out.push(`  written by ${e.synthesizer ?? 'unknown'}${e.model ? ` (${e.model}, prompt v${e.prompt_version})` : ''}`);
-  if (e.safety) out.push(`  safety: ${e.safety.verdict} against ${e.safety.policy || 'the policy'} (${e.safety.evaluated?.length ?? 0} rules evaluated${e.safety.violations.length ? `; fired: ${e.safety.violations.join(', ')}` : ''})`);
+  if (e.safety) out.push(`  safety: ${e.safety.verdict} against ${e.safety.policy || 'the policy'} (${plural(e.safety.evaluated?.length ?? 0, 'rule')} evaluated${e.safety.violations.length ? `; fired: ${e.safety.violations.join(', ')}` : ''})`);
   for (const reason of e.quarantine_reasons) out.push(`  quarantined: ${reason}`);
   if (e.evidence.length > 0) out.push('  evidence:');
   for (const item of e.evidence) out.push(`    ${item.timestamp} ${logLocation(item)} input ${item.input_hash} session ${item.session_id ?? '–'}: ${item.message.replace(/\s+/g, ' ').slice(0, 160) || `${item.duration_ms} ms`}`);

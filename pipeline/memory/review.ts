@@ -6,6 +6,7 @@ import { renderState, type LedgerEntry, type State } from './state.js';
 import { textSha } from '../model/rule-id.js';
 import type { SafetyPolicy } from '../safety/policy.js';
 import { policyFingerprint } from './recheck.js';
+import { summarizePending } from './pending-window.js';
 
 export type ReviewAction = { kind: 'accept'; id: string; force: boolean; sha?: string } | { kind: 'reject'; id: string; reason: string };
 
@@ -30,16 +31,13 @@ export interface ReviewPlan {
   summary: string;
 }
 
-/** What waits for a human: quarantined drafts and clusters still below the threshold. */
-export function listReviewItems(state: State) {
+/** What waits for a human: quarantined drafts and clusters still below the threshold (counted in the window ending `now`). */
+export function listReviewItems(state: State, window: { now: Date; window_days: number }) {
   return {
     quarantined: Object.values(state.quarantine).map(({ id, cluster_id, tool_name, error_category, text, target, reasons, safety_blocked, at }) => ({
       id, cluster_id, tool_name, error_category, text, text_sha: textSha(text), target, reasons, safety_blocked, at,
     })),
-    pending: Object.values(state.pending).map((p) => ({
-      id: p.id, kind: p.kind, tool_name: p.tool_name, error_category: p.error_category,
-      count: Object.values(p.days).reduce((sum, n) => sum + n, 0), last_seen: p.last_seen,
-    })),
+    pending: summarizePending(state.pending, window.now, window.window_days),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { RunContext } from '../context.js';
 import { IN_ARCHIVE, IN_TARGET, isBurned, type LedgerEntry, type PendingCluster, type State } from '../memory/state.js';
+import { windowStartDay } from '../memory/pending-window.js';
 import type { Cluster, ClusterOutcome, Evidence, PromotedCluster, Recurrence, Refines } from '../model/cluster.js';
 
 export interface GateResult {
@@ -55,7 +56,7 @@ export function computeGate(
   now: Date,
   options: GateOptions = {},
 ): GateResult {
-  const windowStart = dayOf((options.reference ?? now).getTime() - settings.window_days * 86_400_000);
+  const windowStart = windowStartDay(options.reference ?? now, settings.window_days);
   const reread = options.rereadFrom;
   const { covering, refining } = rulesByCluster(state);
   const pending: Record<string, PendingCluster> = {};
@@ -198,8 +199,4 @@ function mergeSignatures(a: { text: string; count: number }[], b: { text: string
 
 function sum(days: Record<string, number>): number {
   return Object.values(days).reduce((total, n) => total + n, 0);
-}
-
-function dayOf(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
 }

@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodeFs } from '../../pipeline/io/fs.js';
-import { acquireLock } from '../../pipeline/io/lock.js';
+import { acquireLock, withLock } from '../../pipeline/io/lock.js';
 
 const NOW = new Date('2026-11-21T03:00:00Z');
 
@@ -46,5 +46,27 @@ describe('lock', () => {
     await lock.release();
     expect(existsSync(path)).toBe(false);
     expect(existsSync(join(path, '..'))).toBe(false);
+  });
+
+  it('withLock holds the lock while its work runs and releases it however the work ends', async () => {
+    const path = lockPath();
+    const value = await withLock(nodeFs, options(path), async (lock) => {
+      expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ pid: process.pid, run_id: 'run-a' });
+      expect(lock.takenOver).toBeNull();
+      return 42;
+    });
+    expect(value).toBe(42);
+    expect(existsSync(path)).toBe(false);
+    await expect(withLock(nodeFs, options(path), async () => {
+      throw new Error('the work failed');
+    })).rejects.toThrow('the work failed');
+    expect(existsSync(path)).toBe(false);
+    // A held lock: the work never starts.
+    const held = lockPath({ pid: process.pid, host: hostname(), started: NOW.toISOString(), run_id: 'other' });
+    let started = false;
+    await expect(withLock(nodeFs, options(held), async () => {
+      started = true;
+    })).rejects.toMatchObject({ code: 'E_LOCKED' });
+    expect(started).toBe(false);
   });
 });
