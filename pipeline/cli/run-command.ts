@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { Option } from 'commander';
 import { errors } from '../model/errors.js';
 import { runSleepCycle, type RunResult } from '../run.js';
