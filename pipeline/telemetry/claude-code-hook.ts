@@ -1,4 +1,5 @@
 import { classifyError, splitExitCode, type CategoryPattern } from './classify.js';
+import { summarizeInput } from './input-summary.js';
 import type { TelemetryCall } from './logger.js';
 
 /**
@@ -38,9 +39,11 @@ export function mapClaudeCodeHook(payload: Record<string, unknown>, categories: 
   if (event === 'PreToolUse') return { kind: 'pre', toolUseId };
 
   const input = payload.tool_input ?? null;
+  const summary = summarizeInput(tool, input, { cwd: typeof payload.cwd === 'string' ? payload.cwd : undefined });
   const common = {
     tool,
     input,
+    ...(summary !== undefined ? { inputSummary: summary } : {}),
     agent: isId(payload.agent_type) ? payload.agent_type : CLAUDE_CODE_AGENT,
     ...(isId(payload.session_id) ? { sessionId: payload.session_id } : {}),
   };

@@ -9,6 +9,7 @@ import { classifyError, splitExitCode, type CategoryPattern } from './classify.j
 import { parseTimestamp, type TelemetryEvent } from './event.js';
 import { errorMessage, isRecord, textOf, type ImportItem } from './import-source.js';
 import { inputHash } from './input-hash.js';
+import { summarizeInput } from './input-summary.js';
 
 /**
  * Claude Code transcripts → telemetry events. Accepts the native JSONL (one transcript line per line,
@@ -32,6 +33,7 @@ interface PendingCall {
   timestamp: string | number | null;
   ms: number | null;
   command: string | undefined;
+  summary: string | undefined;
   session: string | undefined;
   agent: string;
 }
@@ -81,6 +83,7 @@ function pendingCall(block: Record<string, unknown>, line: Record<string, unknow
     timestamp: ms === null ? null : (line.timestamp as string | number),
     ms,
     command: isRecord(input) && typeof input.command === 'string' ? input.command : undefined,
+    summary: summarizeInput(String(block.name), input, { cwd: typeof line.cwd === 'string' ? line.cwd : undefined }),
     session: typeof line.sessionId === 'string' ? line.sessionId : undefined,
     agent: typeof line.agentId === 'string' && line.agentId !== '' ? `agent-${line.agentId}` : 'claude-code',
   };
@@ -100,6 +103,7 @@ function buildItem(id: string, call: PendingCall, result: Record<string, unknown
     duration_ms: call.ms !== null && endMs !== null ? Math.max(0, endMs - call.ms) : 0,
     ...(call.session !== undefined ? { session_id: call.session } : {}),
     agent: call.agent,
+    ...(call.summary !== undefined ? { input_summary: call.summary } : {}),
   };
   if (result.is_error === true) {
     // Only an error's text is read for "Exit code N": a successful result is tool output, which may

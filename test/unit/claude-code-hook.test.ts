@@ -64,8 +64,11 @@ describe.skipIf(!haveData)('sleep-cycle hook claude-code on the real quantstats 
       expect(checkEvent(event)).toBeNull();
       expect(event).toEqual({
         timestamp: new Date(T0).toISOString(), tool_name: post[i]!.tool_name, input_hash: inputHash(post[i]!.tool_input),
-        exit_code: 0, duration_ms: 0, session_id: post[i]!.session_id, agent: 'claude-code',
+        exit_code: 0, duration_ms: 0, session_id: post[i]!.session_id, agent: 'claude-code', input_summary: expect.any(String),
       });
+      expect(event.input_summary!.length).toBeLessThanOrEqual(200);
+      // Paths are shown relative to the project (the payload's cwd), so no home folder is written.
+      if (post[i]!.tool_input.file_path) expect(event.input_summary).toBe(post[i]!.tool_input.file_path.slice(post[i]!.cwd.length + 1));
     });
     const byTool: Record<string, number> = {};
     for (const event of events) byTool[event.tool_name] = (byTool[event.tool_name] ?? 0) + 1;
@@ -121,6 +124,7 @@ describe('PostToolUseFailure', () => {
     const [event] = telemetry(dir);
     expect(event).toMatchObject({ tool_name: 'Bash', exit_code: 1, duration_ms: 2500, error_category: 'test_failure', session_id: 'sess-1', agent: 'claude-code' });
     expect(event!.input_hash).toBe(inputHash({ command: 'npm test', description: 'run tests' }));
+    expect(event!.input_summary).toBe('npm test');
     expect(event!.error_message).toMatch(/^Exit code 1\n FAIL/);
     expect(readFileSync(join(dir, 'logs', 'telemetry.jsonl'), 'utf8')).not.toContain(token);
   });
