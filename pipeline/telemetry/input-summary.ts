@@ -4,7 +4,8 @@ import { redact } from '../safety/redact.js';
  * The event's `input_summary`: the call itself, short enough to read in a report and to tell which
  * program a shell call ran (tool-family.ts reads it). A Bash command as written, a path relative to the
  * project, an MCP tool's argument names; never an argument's value where the value could be data
- * (file contents, a prompt, a record). Redacted, whitespace collapsed, at most 200 characters.
+ * (file contents, a prompt, a record). Redacted, home folders as `~`, whitespace collapsed, at most
+ * 200 characters.
  */
 export const MAX_SUMMARY_CHARS = 200;
 
@@ -43,12 +44,15 @@ export function summarizeInput(tool: string, input: unknown, options: SummaryOpt
  */
 export function capSummary(text: string): string | undefined {
   const bounded = text.length > 8 * MAX_SUMMARY_CHARS ? text.slice(0, 8 * MAX_SUMMARY_CHARS) : text;
-  const clean = redact(oneLine(bounded));
+  const clean = redact(oneLine(bounded)).replace(HOME_PATH, '~');
   if (clean === '') return undefined;
   if (clean.length <= MAX_SUMMARY_CHARS) return clean;
   const cut = isHighSurrogate(clean, MAX_SUMMARY_CHARS - 2) ? MAX_SUMMARY_CHARS - 2 : MAX_SUMMARY_CHARS - 1;
   return `${clean.slice(0, cut)}…`;
 }
+
+/** A home folder names a person: `/home/alice/x` is written `~/x` (as templates/signature.ts does for messages). */
+const HOME_PATH = /(?:\/(?:Users|home)\/|[A-Za-z]:\\Users\\)[^/\\\s'"`]+/g;
 
 /**
  * Line continuations joined, other line breaks shown as `; ` (what they mean between shell commands),

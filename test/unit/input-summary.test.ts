@@ -24,6 +24,11 @@ describe('summarizeInput: the call itself, short', () => {
     expect(summarizeInput(tool, input, { cwd: '/work/app' })).toBe(summary);
   });
 
+  it('writes a home folder outside the project as ~ (it names a person)', () => {
+    expect(summarizeInput('Bash', { command: 'python3 /Users/alice/.claude/plugins/share.py --out /home/bob/x' }, { cwd: '/work/app' })).toBe('python3 ~/.claude/plugins/share.py --out ~/x');
+    expect(summarizeInput('Read', { file_path: 'C:\\Users\\carol\\notes.txt' })).toBe('~\\notes.txt');
+  });
+
   it('says nothing about an input it cannot describe', () => {
     expect(summarizeInput('Bash', null)).toBeUndefined();
     expect(summarizeInput('Bash', { command: '   ' })).toBe('{command}');
