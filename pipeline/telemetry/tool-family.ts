@@ -88,7 +88,7 @@ function commandProgram(words: readonly string[]): string | null {
  */
 function namedByError(message: string, commands: readonly SimpleCommand[]): string | null {
   const lines = headAndTail(message);
-  const programs = commands.map((command) => programOf(command.words)).filter((p): p is string => p !== null);
+  const programs = commands.map((command) => commandProgram(command.words)).filter((p): p is string => p !== null);
   for (const line of lines) {
     const missing = MISSING.exec(line);
     if (missing) return shellComplaint(missing[1] ?? missing[2] ?? missing[3]!, commands, programs);
@@ -109,10 +109,10 @@ function namedByError(message: string, commands: readonly SimpleCommand[]): stri
 
 /** Of the line's Python commands, the one whose script the traceback shows, else the last one. */
 function pythonThatRaised(commands: readonly SimpleCommand[], text: string): string | null {
-  const python = commands.filter((command) => PYTHONIC.has(programOf(command.words) ?? ''));
+  const python = commands.filter((command) => PYTHONIC.has(commandProgram(command.words) ?? ''));
   const named = python.find((command) => command.words.some((word) => /\.py$/.test(word) && text.includes(word.replace(/^.*\//, ''))));
   const chosen = named ?? python.at(-1);
-  return chosen === undefined ? null : programOf(chosen.words);
+  return chosen === undefined ? null : commandProgram(chosen.words);
 }
 
 const PYTHONIC = new Set(['python', 'pytest']);
@@ -122,7 +122,7 @@ function shellComplaint(name: string, commands: readonly SimpleCommand[], progra
   const family = normalizeProgram(name);
   if (programs.includes(family)) return family;
   const runner = commands.find((command) => command.words.slice(1).includes(name));
-  return (runner && programOf(runner.words)) ?? family;
+  return (runner && commandProgram(runner.words)) ?? family;
 }
 
 /**

@@ -60,6 +60,7 @@ describe('toolFamily: one family per underlying program', () => {
     expect(toolFamily('Bash', 'pip install -e . && pytest tests', 'Traceback (most recent call last):\n  File "/repo/tests/conftest.py", line 3, in <module>\nModuleNotFoundError: No module named \'yaml\'')).toBe('pytest');
     expect(toolFamily('Bash', 'make && node dist/x.js', "node:internal/modules/cjs/loader:1228\n  throw err;\n  ^\n\nError: Cannot find module '/repo/dist/x.js'")).toBe('node');
     expect(toolFamily('Bash', 'cd /repo && sh ci.sh', 'sh: 1: tsc: not found')).toBe('tsc');
+    expect(toolFamily('Bash', 'if true; then python3 fix.py; fi && make', "python3: can't open file '/repo/fix.py': [Errno 2] No such file or directory")).toBe('python');
     expect(toolFamily('Bash', 'npm install && npm run build', 'npm ERR! code ERESOLVE')).toBe('npm');
   });
 
