@@ -7,6 +7,7 @@ import { evaluateDraft } from '../../pipeline/safety/evaluate.js';
 import { parseSafetyPolicy } from '../../pipeline/safety/policy.js';
 import { failureAdvice, KNOWN_FAILURES, knownFailureAdvice, matchKnownFailure } from '../../pipeline/synth/advice.js';
 import { errorLine } from '../../pipeline/telemetry/error-line.js';
+import { readClaudeCodeCalls } from '../../pipeline/telemetry/import-claude-code.js';
 import { commandOutput } from '../../pipeline/telemetry/import-mini-swe-agent.js';
 
 const DATA = join(import.meta.dirname, '..', '..', '..', 'shared', 'data');
@@ -151,5 +152,22 @@ describe.skipIf(!existsSync(join(DATA, 'mini-swe-agent-gemini3-dev')))('the tabl
     expect(ids).toMatchObject({ 'no-such-table': 10, 'script-not-found': 2, 'syntax-error': 3, 'django-settings': 1, 'django-app-label': 2 });
     expect(ids['python-module-not-found']).toBeGreaterThanOrEqual(4);
     expect(ids['command-not-found']).toBe(1);
+  });
+});
+
+describe.skipIf(!existsSync(join(DATA, 'claude-code-attio-mcp-server')))('the table on real Claude Code failures in shared/data', () => {
+  it('names the Read failures of the attio session, and invents nothing for the MCP errors it does not know', async () => {
+    const found: Record<string, string[]> = {};
+    for await (const item of readClaudeCodeCalls(join(DATA, 'claude-code-attio-mcp-server', '3954325b', 'chat.json'))) {
+      if (item.kind !== 'call' || item.event.exit_code === 0) continue;
+      const id = matchKnownFailure(errorLine(item.event.error_message ?? ''))?.id ?? 'none';
+      (found[item.event.tool_name] ??= []).push(id);
+    }
+    expect(found.Read).toEqual(['no-such-file', 'no-such-file', 'no-such-file']);
+    for await (const item of readClaudeCodeCalls(join(DATA, 'claude-code-attio-mcp-server', '829b67b1', 'chat.json'))) {
+      if (item.kind === 'call' && item.event.exit_code !== 0 && /^Error executing tool/.test(item.event.error_message ?? '')) {
+        expect(knownFailureAdvice(errorLine(item.event.error_message!))).toBeNull();
+      }
+    }
   });
 });
