@@ -4,6 +4,10 @@ export interface TelemetryEvent {
   tool_name: string;
   input_hash: string;
   exit_code: number;
+  /**
+   * The call's own time. 0 when its producer could not measure it: a hook call whose PreToolUse was
+   * never seen, a trajectory without timings, a call that may have waited for a human (human-wait.ts).
+   */
   duration_ms: number;
   error_category?: string;
   error_message?: string;
