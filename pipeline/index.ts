@@ -5,6 +5,9 @@ export { SleepCycleError, errors, EXIT_CODES, type ErrorCode } from './model/err
 export { checkEvent, isTelemetryEvent, parseTimestamp, type TelemetryEvent, type InvalidReason } from './telemetry/event.js';
 export { createTelemetryLogger, buildTelemetryEvent, type TelemetryCall, type TelemetryLogger, type TelemetryLoggerOptions } from './telemetry/logger.js';
 export { classifyError, splitExitCode, compileCategoryPatterns, DEFAULT_CATEGORIES, type CategoryPattern, type CategoryPatternSpec } from './telemetry/classify.js';
+export { errorLine } from './telemetry/error-line.js';
+export { toolFamily, isShellTool } from './telemetry/tool-family.js';
+export { summarizeInput } from './telemetry/input-summary.js';
 export { inputHash, canonicalJson } from './telemetry/input-hash.js';
 export { parseClaudeCodeHook, type ClaudeCodeHook } from './telemetry/claude-code-hook.js';
 export { importTelemetry, IMPORT_FORMATS, isImportFormat, type ImportFormat, type ImportOptions, type ImportSummary } from './telemetry/import-telemetry.js';

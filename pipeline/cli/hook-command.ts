@@ -7,7 +7,8 @@ import { parseClaudeCodeHook } from '../telemetry/claude-code-hook.js';
 import { compileCategoryPatterns } from '../telemetry/classify.js';
 import type { TelemetryEvent } from '../telemetry/event.js';
 import { appendHookReject, buildHookReject } from '../telemetry/hook-rejects.js';
-import { claimPending, recordPending } from '../telemetry/hook-pending.js';
+import { claimPendingAll, recordPending } from '../telemetry/hook-pending.js';
+import { ownDuration } from '../telemetry/human-wait.js';
 import { createTelemetryLogger } from '../telemetry/logger.js';
 import { loadSettings, type CliDeps } from './context-from-options.js';
 import { printFailure, printSuccess } from './output.js';
@@ -24,7 +25,9 @@ export interface HookOptions {
 
 export type HookResult =
   | { outcome: 'pending'; tool_use_id: string | null }
-  | { outcome: 'event'; event: TelemetryEvent; duration: 'paired' | 'unknown' }
+  | { outcome: 'prompt' }
+  /** `human`: paired, less the time a human was asked (or 0 when that cannot be told apart). */
+  | { outcome: 'event'; event: TelemetryEvent; duration: 'paired' | 'human' | 'unknown' }
   | { outcome: 'rejected'; reason: string };
 
 export const HOOK_AGENTS = ['claude-code'] as const;
@@ -89,12 +92,17 @@ async function recordHook(text: string, arrival: Date, root: string, settings: S
     case 'pre':
       if (hook.toolUseId !== undefined) await recordPending(deps.fs, pendingPath, hook.toolUseId, arrival.getTime());
       return { outcome: 'pending', tool_use_id: hook.toolUseId ?? null };
+    case 'asked':
+      await recordPending(deps.fs, pendingPath, hook.askKey, arrival.getTime());
+      return { outcome: 'prompt' };
     case 'post': {
-      const started = hook.toolUseId === undefined ? undefined : await claimPending(deps.fs, pendingPath, hook.toolUseId, arrival.getTime());
+      const keys = hook.toolUseId === undefined ? [hook.askKey] : [hook.toolUseId, hook.askKey];
+      const claimed = await claimPendingAll(deps.fs, pendingPath, keys, arrival.getTime());
+      const started = hook.toolUseId === undefined ? undefined : claimed.get(hook.toolUseId);
+      const own = ownDuration({ tool: hook.call.tool, startMs: started ?? arrival.getTime(), endMs: arrival.getTime(), permissionMode: hook.permissionMode, asked: claimed.has(hook.askKey) });
       const logger = createTelemetryLogger({ path: resolve(root, settings.logs[0]!), now: () => arrival });
-      const durationMs = started === undefined ? 0 : Math.max(0, arrival.getTime() - started);
-      const event = await logger.log({ ...hook.call, durationMs });
-      return { outcome: 'event', event, duration: started === undefined ? 'unknown' : 'paired' };
+      const event = await logger.log({ ...hook.call, durationMs: started === undefined ? 0 : own.durationMs });
+      return { outcome: 'event', event, duration: started === undefined ? 'unknown' : own.wait === 'none' ? 'paired' : 'human' };
     }
   }
 }

@@ -18,6 +18,7 @@ export interface LogOptions {
   category?: string;
   message?: string;
   input?: string;
+  inputSummary?: string;
   session?: string;
   agent?: string;
   memoryRef?: string[];
@@ -69,6 +70,7 @@ export function parseLogOptions(options: LogOptions): TelemetryCall {
     ...(options.category !== undefined ? { category: options.category } : {}),
     ...(options.message !== undefined ? { message: options.message } : {}),
     ...(options.input !== undefined ? { input } : {}),
+    ...(options.inputSummary !== undefined ? { inputSummary: options.inputSummary } : {}),
     ...(options.session !== undefined ? { sessionId: options.session } : {}),
     ...(options.agent !== undefined ? { agent: options.agent } : {}),
     ...(options.memoryRef !== undefined && options.memoryRef.length > 0 ? { memoryRefs: options.memoryRef } : {}),
@@ -91,7 +93,8 @@ export const logCommandSpec = {
     new Option('--duration-ms <n>', 'wall time of the call in milliseconds (required)'),
     new Option('--category <name>', 'error category; on a failure without one, it is classified from --message'),
     new Option('--message <text>', 'error text (redacted and truncated before it is written)'),
-    new Option('--input <json>', "the tool's input as JSON; only its hash is written"),
+    new Option('--input <json>', "the tool's input as JSON; its hash is written, and a short summary (the command, a path, or the argument names)"),
+    new Option('--input-summary <text>', 'what the call was, e.g. the command line (redacted, at most 200 characters); default: derived from --input'),
     new Option('--session <id>', 'session id'),
     new Option('--agent <name>', 'agent name'),
     new Option('--memory-ref <id>', 'id of a rule the agent applied (repeatable)').argParser(collect),

@@ -40,7 +40,8 @@ function failureRule(cluster: PromotedCluster, notes: string[]): string {
   // Double quotes delimit the quote and cannot occur inside it, so quoted text cannot close the quote early.
   const again = cluster.refines ? ' even after an earlier rule' : '';
   const what = `${tool} failed ${cluster.count} times with ${category}${quote ? ` ("${quote.replace(/"/g, "'")}")` : ''}${again}`;
-  return `${what}: ${advice}.`;
+  // No advice we can stand behind: the rule states the fact only.
+  return advice === null ? `${what}.` : `${what}: ${advice}.`;
 }
 
 function slowRule(cluster: PromotedCluster): string {

@@ -1,7 +1,12 @@
+import { errorLine } from './error-line.js';
+
+/** The line a category and a template are read from (the miner imports it from here or error-line.ts). */
+export { errorLine };
+
 /**
- * Error text → category: a deterministic, ordered list of patterns (first match wins), extensible
- * from settings. `benign` marks non-zero exits that are not failures (a grep that found nothing); the
- * filter never clusters them.
+ * Error text → category: a deterministic, ordered list of patterns (first match wins) tried on the
+ * error line (error-line.ts), extensible from settings. `benign` marks non-zero exits that are not
+ * failures (a grep that found nothing); the filter never clusters them.
  */
 export interface CategoryPattern {
   category: string;
@@ -16,32 +21,47 @@ export interface ClassifyInput {
   message: string;
 }
 
-/** pytest `=== 1 failed … ===` / `FAILED a.py::t`, jest/vitest `Tests: 1 failed`, go `--- FAIL:`, mocha `2 failing`. */
-const TEST_SUMMARY = /^=+ [^\n]{0,200}\b\d+ failed\b|^FAILED \S+::|^\s*Tests?:?\s+\d+ failed\b|^\s*Test Files\s+\d+ failed\b|^--- FAIL: |^\s*\d+ failing$/m;
+/** pytest `=== 1 failed … ===` / `FAILED a.py::t` / `ERROR a.py::t`, jest/vitest `Tests: 1 failed`, go `--- FAIL:`, mocha `2 failing`. */
+const TEST_SUMMARY = /^=+ [^\n]{0,200}\b\d+ (?:failed|errors?)\b|^(?:FAILED|ERROR) \S+::|^\s*Tests?:?\s+\d+ failed\b|^\s*Test Files\s+\d+ failed\b|^--- FAIL: |^\s*\d+ failing$/m;
 
-export const DEFAULT_CATEGORIES: readonly CategoryPattern[] = [
+/**
+ * Harness markers: Claude Code's own words about a call, wherever they stand in its result. Everything
+ * else is read from the error line only.
+ */
+const HARNESS_CATEGORIES: readonly CategoryPattern[] = [
   // A parallel call Claude Code cancelled because a sibling failed: not an independent failure.
   { category: 'cancelled', pattern: /sibling tool call errored/i },
   { category: 'interrupted', pattern: /\[Request interrupted by user|interrupted by (?:the )?user/i },
+];
+
+export const DEFAULT_CATEGORIES: readonly CategoryPattern[] = [
+  ...HARNESS_CATEGORIES,
   { category: 'not_read_first', pattern: /has not been read yet|read it first before writing/i },
   { category: 'edit_mismatch', pattern: /string to replace not found|old_string[^\n]{0,200}not (?:found|unique)|found \d+ matches of the string to replace/i },
   { category: 'hook_denied', pattern: /hook (?:error|denied|blocked)|blocked by (?:a |the )?hook|PreToolUse:\w+ hook/i },
   { category: 'permission_denied', pattern: /permission denied|\bEACCES\b|\bEPERM\b|operation not permitted|not allowed to|requires approval|tool use was rejected|doesn't want to proceed with this tool use/i },
-  { category: 'too_large', pattern: /exceeds maximum allowed tokens|too large|too long|maximum (?:context|size)|file content \(\d+ tokens\)/i },
   // A test runner's own summary outranks whatever the failing tests printed (timeouts, missing modules).
   { category: 'test_failure', pattern: TEST_SUMMARY },
+  // A fixture the test asks for is not defined (a test setup error, not a missing package).
+  { category: 'test_failure', pattern: /\bfixture '[^'\n]{1,100}' not found/ },
+  { category: 'too_large', pattern: /exceeds maximum allowed tokens|too large|too long|maximum (?:context|size)|file content \(\d+ tokens\)/i },
   { category: 'timeout', pattern: /timed? ?out|ETIMEDOUT|deadline exceeded|took too long/i },
   // Case-sensitive: /ENOTFOUND/i would match "ModuleNotFoundError".
   { category: 'network_error', pattern: /\b(?:ENOTFOUND|ECONNREFUSED|ECONNRESET|EAI_AGAIN|ENETUNREACH)\b|getaddrinfo|[Nn]etwork (?:error|is unreachable)|[Ff]etch failed|[Cc]ould not resolve host/ },
-  { category: 'dependency_missing', pattern: /command not found|: not found$|not found(?:\n|$)|No module named|Cannot find module|ModuleNotFoundError|ERR_MODULE_NOT_FOUND/im },
+  {
+    category: 'dependency_missing',
+    // A program or package that is not there, or a message that asks for one to be installed. Not any
+    // "not found": a record, a fixture or a file that is missing is something else.
+    pattern: /command not found|^(?:\S*\/)?(?:ba|da|k)?sh: (?:line )?\d+: \S+: not found|No module named|Cannot find (?:module|package)|ModuleNotFoundError|ERR_MODULE_NOT_FOUND|No matching distribution found|Could not find a version that satisfies|\b(?:pip3?|npm|yarn|pnpm|conda|apt(?:-get)?|brew|gem|cargo) (?:install|add)\b|\bplease install\b|\bis not installed\b|\b(?:package|module|library) is required\b/im,
+  },
   { category: 'syntax_error', pattern: /SyntaxError|syntax error|unexpected token|IndentationError|parse error/i },
-  { category: 'test_failure', pattern: /\bFAIL(?:ED)?\b|AssertionError|assert(?:ion)? failed|\d+ failed|tests? failed/ },
+  { category: 'test_failure', pattern: /\bFAIL(?:ED)?\b|AssertionError|[Aa]ssert(?:ion)? failed|\d+ failed|tests? failed/ },
   { category: 'git_error', pattern: /^fatal:|^error: (?:failed to push|pathspec|src refspec|Your local changes)|index\.lock|non-fast-forward|\[rejected\]|merge conflict|not a git repository/im },
   { category: 'validation_error', pattern: /InputValidationError|validation (?:error|failed)|invalid (?:input|parameter|argument|value)|is required|must be/i },
   { category: 'not_found', pattern: /does not exist|no such file|\bENOENT\b|not found|\bno [\w-]+ found\b|404\b|EISDIR/i },
   { category: 'api_error', pattern: /\b(?:4\d\d|5\d\d)\b[^\n]{0,200}(?:error|status)|API error|Error executing tool|rate limit|internal server error/i },
   // An uncaught exception (Python traceback, `TypeError: …`) that no more specific pattern explained.
-  { category: 'runtime_error', pattern: /^Traceback \(most recent call last\)|^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?::|$)/m },
+  { category: 'runtime_error', pattern: /^Traceback \(most recent call last\)|^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)(?::|$)|^StopIteration\b|^(?:[a-z_]\w*\.)+[A-Z]\w*(?::|$)/m },
 ];
 
 const SEARCH_TOOLS = /^(?:grep|rg|egrep|fgrep|zgrep|ag|ack|find|diff|cmp|test|\[)$/;
@@ -108,17 +128,24 @@ export function isBenignExit(exitCode: number, output: string, command: string |
 
 /**
  * The category of a failed call. `command` (for shell tools) lets a search that found nothing — exit 1
- * with no output — count as `benign` instead of a failure. `extra` (from settings) is tried before
- * the defaults, so a repository can name its own failures first.
+ * with no output — count as `benign` instead of a failure. `extra` (from settings) is tried first, on
+ * the whole text as its authors wrote it, so a repository can name its own failures; the defaults read
+ * the harness's markers anywhere and everything else on the error line only (a line they cannot name,
+ * inside a test runner's report, is a test failure).
  */
 export function classifyError(input: ClassifyInput, extra: readonly CategoryPattern[] = [], command?: string): string {
   if (input.exitCode === 0) return 'none';
   if (isBenignExit(input.exitCode, input.message, command)) return 'benign';
   const text = clipForClassifying(input.message);
-  for (const { category, pattern } of [...extra, ...DEFAULT_CATEGORIES]) {
+  for (const { category, pattern } of [...extra, ...HARNESS_CATEGORIES]) {
     if (pattern.test(text)) return category;
   }
-  return 'uncategorized';
+  const line = errorLine(text);
+  for (const { category, pattern } of DEFAULT_CATEGORIES) {
+    if (pattern.test(line)) return category;
+  }
+  // A line no pattern names, in a test runner's report (`E   recursive dependency involving fixture…`).
+  return TEST_SUMMARY.test(text) ? 'test_failure' : 'uncategorized';
 }
 
 /**

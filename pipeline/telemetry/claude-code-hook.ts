@@ -1,4 +1,6 @@
 import { classifyError, splitExitCode, type CategoryPattern } from './classify.js';
+import { inputHash } from './input-hash.js';
+import { summarizeInput } from './input-summary.js';
 import type { TelemetryCall } from './logger.js';
 
 /**
@@ -8,8 +10,16 @@ import type { TelemetryCall } from './logger.js';
 export type ClaudeCodeHook =
   /** A call starts: remember when, keyed by `tool_use_id` (older builds send none: nothing to pair). */
   | { kind: 'pre'; toolUseId: string | undefined }
-  /** A call ended: one telemetry event, its duration still to be joined from the matching `pre`. */
-  | { kind: 'post'; toolUseId: string | undefined; call: Omit<TelemetryCall, 'durationMs'> }
+  /**
+   * Claude Code is about to ask the human for permission (a hook installed on PermissionRequest). The
+   * payload has no tool_use_id: the call is known by `askKey` (session, tool and input) until it ends.
+   */
+  | { kind: 'asked'; askKey: string }
+  /**
+   * A call ended: one telemetry event, its duration still to be joined from the matching `pre` (and
+   * a prompt under `askKey`, whose wait is not the tool's: see human-wait.ts).
+   */
+  | { kind: 'post'; toolUseId: string | undefined; askKey: string; permissionMode: string | undefined; call: Omit<TelemetryCall, 'durationMs'> }
   | { kind: 'reject'; reason: string };
 
 export const CLAUDE_CODE_AGENT = 'claude-code';
@@ -29,28 +39,39 @@ export function parseClaudeCodeHook(text: string, categories: readonly CategoryP
 
 export function mapClaudeCodeHook(payload: Record<string, unknown>, categories: readonly CategoryPattern[] = []): ClaudeCodeHook {
   const event = payload.hook_event_name;
-  if (event !== 'PreToolUse' && event !== 'PostToolUse' && event !== 'PostToolUseFailure') {
+  if (event !== 'PreToolUse' && event !== 'PostToolUse' && event !== 'PostToolUseFailure' && event !== 'PermissionRequest') {
     return reject(typeof event === 'string' ? `unsupported hook_event_name "${event.slice(0, 40)}"` : 'missing hook_event_name');
   }
   const tool = payload.tool_name;
   if (!isId(tool)) return reject(`${event} payload without a usable tool_name`);
   const toolUseId = isId(payload.tool_use_id) ? payload.tool_use_id : undefined;
   if (event === 'PreToolUse') return { kind: 'pre', toolUseId };
-
   const input = payload.tool_input ?? null;
+  const askKey = askKeyOf(payload.session_id, tool, input);
+  if (event === 'PermissionRequest') return { kind: 'asked', askKey };
+
+  const summary = summarizeInput(tool, input, { cwd: typeof payload.cwd === 'string' ? payload.cwd : undefined });
   const common = {
     tool,
     input,
+    ...(summary !== undefined ? { inputSummary: summary } : {}),
     agent: isId(payload.agent_type) ? payload.agent_type : CLAUDE_CODE_AGENT,
     ...(isId(payload.session_id) ? { sessionId: payload.session_id } : {}),
   };
-  if (event === 'PostToolUse') return { kind: 'post', toolUseId, call: { ...common, exitCode: 0 } };
+  const permissionMode = typeof payload.permission_mode === 'string' ? payload.permission_mode : undefined;
+  const post = { kind: 'post', toolUseId, askKey, permissionMode } as const;
+  if (event === 'PostToolUse') return { ...post, call: { ...common, exitCode: 0 } };
 
   const error = typeof payload.error === 'string' ? payload.error : '';
   const { exitCode: parsed, rest } = splitExitCode(error);
   const exitCode = parsed !== null && parsed !== 0 ? parsed : 1;
   const category = payload.is_interrupt === true ? 'interrupted' : classifyError({ toolName: tool, exitCode, message: rest }, categories, commandOf(input));
-  return { kind: 'post', toolUseId, call: { ...common, exitCode, category, ...(error !== '' ? { message: error } : {}) } };
+  return { ...post, call: { ...common, exitCode, category, ...(error !== '' ? { message: error } : {}) } };
+}
+
+/** A call as PermissionRequest and PostToolUse both describe it (neither carries the other's id). */
+function askKeyOf(session: unknown, tool: string, input: unknown): string {
+  return `ask:${inputHash({ session: typeof session === 'string' ? session : '', tool, input })}`;
 }
 
 /** A shell tool's command line, for the benign-search check. */

@@ -104,6 +104,7 @@ export class EventScanner implements ReadEvent {
     if ((seen & (1 << SESSION_ID)) !== 0) event.session_id = this.repeated(SESSION_ID) as string;
     if ((seen & (1 << AGENT)) !== 0) event.agent = this.repeated(AGENT) as string;
     if ((seen & (1 << MEMORY_REFS)) !== 0) event.memory_refs = this.memoryRefs()!;
+    if ((seen & (1 << INPUT_SUMMARY)) !== 0) event.input_summary = this.valueOf(INPUT_SUMMARY, this.kind[INPUT_SUMMARY]!) as string;
     return event;
   }
 
@@ -330,12 +331,12 @@ const SLOTS = 1024;
 /** Longest line the scanner reads (longer ones are rare and go to JSON.parse; offsets stay in int32). */
 const MAX_SCANNED = 1 << 26;
 
-const FIELD_NAMES = ['timestamp', 'tool_name', 'input_hash', 'exit_code', 'duration_ms', 'error_category', 'error_message', 'session_id', 'agent', 'memory_refs'] as const;
+const FIELD_NAMES = ['timestamp', 'tool_name', 'input_hash', 'exit_code', 'duration_ms', 'error_category', 'error_message', 'session_id', 'agent', 'memory_refs', 'input_summary'] as const;
 const FIELDS = FIELD_NAMES.length;
 const FIELD_BYTES = FIELD_NAMES.map((name) => Uint8Array.from(name, (c) => c.charCodeAt(0)));
 /** Each name's whole four-byte words, little-endian (as DataView.getInt32(…, true) reads them). */
 const FIELD_WORDS = FIELD_BYTES.map((name) => Int32Array.from({ length: name.length >> 2 }, (_, w) => new DataView(name.buffer).getInt32(w * 4, true)));
-const [TIMESTAMP, TOOL_NAME, INPUT_HASH, EXIT_CODE, DURATION_MS, ERROR_CATEGORY, ERROR_MESSAGE, SESSION_ID, AGENT, MEMORY_REFS] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] as const;
+const [TIMESTAMP, TOOL_NAME, INPUT_HASH, EXIT_CODE, DURATION_MS, ERROR_CATEGORY, ERROR_MESSAGE, SESSION_ID, AGENT, MEMORY_REFS, INPUT_SUMMARY] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10] as const;
 
 // Value kinds.
 const ABSENT = 0;
@@ -354,8 +355,8 @@ const CANONICAL_LENGTHS = [24, 20];
  * Per field, the value kinds (a bit each) the contract takes, as checkEventTime does: a canonical
  * timestamp string or a number (checked for its value later); strings for the tool name and the input
  * hash (without escapes: their length is then their byte count); numbers for the exit code and the
- * duration; a string or null for the optional texts; an array of strings for memory_refs. Anything else
- * goes to JSON.parse, whose contract check names the reason.
+ * duration; a string or null for the optional texts (input_summary among them); an array of strings for
+ * memory_refs. Anything else goes to JSON.parse, whose contract check names the reason.
  */
 const ALLOWED_KINDS = Uint16Array.from([
   (1 << CANONICAL) | (1 << NUMBER),
@@ -368,6 +369,7 @@ const ALLOWED_KINDS = Uint16Array.from([
   (1 << STRING) | (1 << ESCAPED) | (1 << NULL),
   (1 << STRING) | (1 << ESCAPED) | (1 << NULL),
   1 << ARRAY,
+  (1 << STRING) | (1 << ESCAPED) | (1 << NULL),
 ]);
 /** The fields the contract requires. */
 const REQUIRED = (1 << TIMESTAMP) | (1 << TOOL_NAME) | (1 << INPUT_HASH) | (1 << EXIT_CODE) | (1 << DURATION_MS);

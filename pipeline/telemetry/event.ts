@@ -4,12 +4,22 @@ export interface TelemetryEvent {
   tool_name: string;
   input_hash: string;
   exit_code: number;
+  /**
+   * The call's own time. 0 when its producer could not measure it: a hook call whose PreToolUse was
+   * never seen, a trajectory without timings, a call that may have waited for a human (human-wait.ts).
+   */
   duration_ms: number;
   error_category?: string;
   error_message?: string;
   session_id?: string;
   agent?: string;
   memory_refs?: string[];
+  /**
+   * The call itself, redacted and shortened (a Bash command, a project-relative path, an MCP tool's
+   * argument names). Producers cap it at 200 characters; a reader must not rely on that (a foreign
+   * logger may write more), so it is checked only for being a string.
+   */
+  input_summary?: string;
 }
 
 /**
@@ -82,7 +92,7 @@ export function checkEventTime(value: unknown): number | InvalidReason {
   if (!Number.isInteger(e.exit_code)) return 'bad_exit_code';
   if (typeof e.duration_ms !== 'number' || !(e.duration_ms >= 0) || !Number.isFinite(e.duration_ms)) return 'bad_duration_ms';
   if (!optionalString(e.error_category) || !optionalString(e.error_message)) return 'bad_optional_field';
-  if (!optionalString(e.session_id) || !optionalString(e.agent)) return 'bad_optional_field';
+  if (!optionalString(e.session_id) || !optionalString(e.agent) || !optionalString(e.input_summary)) return 'bad_optional_field';
   if (e.memory_refs !== undefined && !isStringArray(e.memory_refs)) return 'bad_optional_field';
   return ts;
 }

@@ -2,7 +2,8 @@ import type { FsPort } from '../io/fs.js';
 
 /**
  * The hook's pending table: `tool_use_id → arrival time (epoch ms)` of PreToolUse payloads, so the
- * PostToolUse(/Failure) of the same call gets a duration. Claude Code sends neither a duration nor a
+ * PostToolUse(/Failure) of the same call gets a duration; and `ask:<hash> → time` of PermissionRequest
+ * payloads, so the call knows a human was asked (its wait is not the tool's). Claude Code sends neither a duration nor a
  * timestamp. Bounded: entries older than an hour (a call whose Post never came) are dropped and at
  * most 1,000 of the newest are kept. Written atomically through the fs port, under a short lock file
  * because parallel tool calls fire their hooks at the same moment.
@@ -53,15 +54,27 @@ export async function recordPending(fs: FsPort, path: string, toolUseId: string,
 
 /** Removes and returns a call's PreToolUse arrival time; undefined when it was never seen (or expired). */
 export async function claimPending(fs: FsPort, path: string, toolUseId: string, nowMs: number): Promise<number | undefined> {
+  return (await claimPendingAll(fs, path, [toolUseId], nowMs)).get(toolUseId);
+}
+
+/**
+ * Removes and returns the entries of several keys at once, under one lock (a call's PreToolUse by its
+ * tool_use_id, its permission prompt by its `ask:` key): only those that were there.
+ */
+export async function claimPendingAll(fs: FsPort, path: string, keys: readonly string[], nowMs: number): Promise<Map<string, number>> {
   return withPendingLock(fs, path, nowMs, async () => {
+    const found = new Map<string, number>();
     const text = await fs.readText(path);
-    if (text === undefined) return undefined;
+    if (text === undefined) return found;
     const table = prunePending(parsePending(text), nowMs);
-    const at = table.get(toolUseId);
-    if (at === undefined) return undefined;
-    table.delete(toolUseId);
-    await fs.writeAtomic(path, renderPending(table));
-    return at;
+    for (const key of keys) {
+      const at = table.get(key);
+      if (at === undefined) continue;
+      found.set(key, at);
+      table.delete(key);
+    }
+    if (found.size > 0) await fs.writeAtomic(path, renderPending(table));
+    return found;
   });
 }
 

@@ -7,8 +7,10 @@ import { streamArray } from 'stream-json/streamers/stream-array.js';
 import { errors } from '../model/errors.js';
 import { classifyError, splitExitCode, type CategoryPattern } from './classify.js';
 import { parseTimestamp, type TelemetryEvent } from './event.js';
+import { ownDuration } from './human-wait.js';
 import { errorMessage, isRecord, textOf, type ImportItem } from './import-source.js';
 import { inputHash } from './input-hash.js';
+import { summarizeInput } from './input-summary.js';
 
 /**
  * Claude Code transcripts → telemetry events. Accepts the native JSONL (one transcript line per line,
@@ -32,8 +34,18 @@ interface PendingCall {
   timestamp: string | number | null;
   ms: number | null;
   command: string | undefined;
+  summary: string | undefined;
   session: string | undefined;
   agent: string;
+  /** The session's permission mode when the call was made (newer transcripts write it on user lines). */
+  permissionMode: string | undefined;
+  /** When the tool started running, from its earliest progress line (a prompt before it is not its time). */
+  runningSinceMs: number | undefined;
+}
+
+/** What a transcript says about the session as it goes: its latest permission mode. */
+interface SessionState {
+  permissionMode: string | undefined;
 }
 
 /** A parallel call that Claude Code cancelled because a sibling failed: not a failure of its own. */
@@ -43,23 +55,36 @@ const TOOL_USE_ERROR = /^\s*<tool_use_error>([\s\S]*?)<\/tool_use_error>\s*$/;
 /** Yields one item per tool call of one transcript file, paired with its result by tool_use id. */
 export async function* readClaudeCodeCalls(file: string, options: ClaudeCodeImportOptions = {}): AsyncGenerator<ImportItem> {
   const pending = new Map<string, PendingCall>();
+  const session: SessionState = { permissionMode: undefined };
   for await (const line of transcriptLines(file)) {
     if (!isRecord(line)) {
       yield { kind: 'skipped', reason: 'invalid' };
       continue;
     }
-    yield* convertLine(line, pending, options.extraCategories ?? []);
+    if (typeof line.permissionMode === 'string') session.permissionMode = line.permissionMode;
+    if (line.type === 'progress') noteProgress(line, pending);
+    yield* convertLine(line, pending, session, options.extraCategories ?? []);
   }
   for (let i = 0; i < pending.size; i += 1) yield { kind: 'skipped', reason: 'unpaired' };
 }
 
-function* convertLine(line: Record<string, unknown>, pending: Map<string, PendingCall>, extra: readonly CategoryPattern[]): Generator<ImportItem> {
+/** `bash_progress` says how long the command has been running: it started `elapsedTimeSeconds` before the line. */
+function noteProgress(line: Record<string, unknown>, pending: Map<string, PendingCall>): void {
+  const call = typeof line.parentToolUseID === 'string' ? pending.get(line.parentToolUseID) : undefined;
+  const elapsed = isRecord(line.data) ? line.data.elapsedTimeSeconds : undefined;
+  const at = parseTimestamp(line.timestamp);
+  if (call === undefined || typeof elapsed !== 'number' || !(elapsed >= 0) || at === null) return;
+  const since = at - elapsed * 1000;
+  if (call.runningSinceMs === undefined || since < call.runningSinceMs) call.runningSinceMs = since;
+}
+
+function* convertLine(line: Record<string, unknown>, pending: Map<string, PendingCall>, session: SessionState, extra: readonly CategoryPattern[]): Generator<ImportItem> {
   const content = isRecord(line.message) ? line.message.content : undefined;
   if (!Array.isArray(content)) return;
   for (const block of content) {
     if (!isRecord(block)) continue;
     if (block.type === 'tool_use' && typeof block.id === 'string' && typeof block.name === 'string') {
-      pending.set(block.id, pendingCall(block, line));
+      pending.set(block.id, pendingCall(block, line, session));
     } else if (block.type === 'tool_result' && typeof block.tool_use_id === 'string') {
       const call = pending.get(block.tool_use_id);
       if (!call) {
@@ -72,7 +97,7 @@ function* convertLine(line: Record<string, unknown>, pending: Map<string, Pendin
   }
 }
 
-function pendingCall(block: Record<string, unknown>, line: Record<string, unknown>): PendingCall {
+function pendingCall(block: Record<string, unknown>, line: Record<string, unknown>, session: SessionState): PendingCall {
   const input = block.input;
   const ms = parseTimestamp(line.timestamp);
   return {
@@ -81,8 +106,11 @@ function pendingCall(block: Record<string, unknown>, line: Record<string, unknow
     timestamp: ms === null ? null : (line.timestamp as string | number),
     ms,
     command: isRecord(input) && typeof input.command === 'string' ? input.command : undefined,
+    summary: summarizeInput(String(block.name), input, { cwd: typeof line.cwd === 'string' ? line.cwd : undefined }),
     session: typeof line.sessionId === 'string' ? line.sessionId : undefined,
     agent: typeof line.agentId === 'string' && line.agentId !== '' ? `agent-${line.agentId}` : 'claude-code',
+    permissionMode: typeof line.permissionMode === 'string' ? line.permissionMode : session.permissionMode,
+    runningSinceMs: undefined,
   };
 }
 
@@ -97,9 +125,11 @@ function buildItem(id: string, call: PendingCall, result: Record<string, unknown
     tool_name: call.name,
     input_hash: call.hash,
     exit_code: 0,
-    duration_ms: call.ms !== null && endMs !== null ? Math.max(0, endMs - call.ms) : 0,
+    // The call's own time: a permission prompt before it ran is the human's (human-wait.ts).
+    duration_ms: call.ms !== null && endMs !== null ? ownDuration({ tool: call.name, startMs: call.ms, endMs, permissionMode: call.permissionMode, runningSinceMs: call.runningSinceMs }).durationMs : 0,
     ...(call.session !== undefined ? { session_id: call.session } : {}),
     agent: call.agent,
+    ...(call.summary !== undefined ? { input_summary: call.summary } : {}),
   };
   if (result.is_error === true) {
     // Only an error's text is read for "Exit code N": a successful result is tool output, which may

@@ -1,10 +1,11 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { errors, SleepCycleError } from '../model/errors.js';
-import { classifyError, commandName, type CategoryPattern } from './classify.js';
+import { classifyError, type CategoryPattern } from './classify.js';
 import type { TelemetryEvent } from './event.js';
 import { errorMessage, isRecord, textOf, type ImportItem } from './import-source.js';
 import { inputHash } from './input-hash.js';
+import { capSummary } from './input-summary.js';
 
 /**
  * mini-swe-agent 1.x trajectories (`*.traj.json`) → telemetry events: one per assistant action, its
@@ -33,6 +34,7 @@ const RETURN_CODE = /^\s*<returncode>(-?\d+)<\/returncode>/;
 const TIMED_OUT = /^\s*The last command <command>[\s\S]*?<\/command> timed out/;
 const SUBMIT = /\b(?:COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|MINI_SWE_AGENT_FINAL_OUTPUT)\b/;
 export const TIMEOUT_EXIT_CODE = 124;
+export const MINI_SWE_AGENT_TOOL = 'bash';
 
 interface Turn {
   instance: string;
@@ -83,8 +85,11 @@ export function buildItem(turn: Turn, extra: readonly CategoryPattern[]): Import
   const command = BASH_BLOCK.exec(turn.action)?.[1] ?? '';
   const outcome = outcomeOf(turn.observation, command);
   if (outcome === null) return { kind: 'skipped', reason: 'unpaired' };
-  const toolName = (commandName(command.replace(/^(?:\s*#.*\n)+/, '')) || 'bash').slice(0, 200);
-  const event: TelemetryEvent = { ...base, tool_name: toolName, input_hash: inputHash({ command }), exit_code: outcome.exitCode };
+  // The agent's one tool is its shell; which program a command ran is its family (tool-family.ts), read
+  // from the summary and the error text, not from the first word (`cd /testbed && python x.py` is python).
+  const toolName = MINI_SWE_AGENT_TOOL;
+  const summary = capSummary(command);
+  const event: TelemetryEvent = { ...base, tool_name: toolName, input_hash: inputHash({ command }), exit_code: outcome.exitCode, ...(summary !== undefined ? { input_summary: summary } : {}) };
   if (outcome.exitCode !== 0) {
     event.error_category =
       outcome.exitCode === TIMEOUT_EXIT_CODE && TIMED_OUT.test(turn.observation)

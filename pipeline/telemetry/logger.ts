@@ -4,6 +4,7 @@ import { appendTelemetry } from './append.js';
 import { CATEGORY_NAME, classifyError, splitExitCode, type CategoryPattern } from './classify.js';
 import type { TelemetryEvent } from './event.js';
 import { inputHash } from './input-hash.js';
+import { capSummary, summarizeInput } from './input-summary.js';
 
 /** One tool call as a producer describes it; the logger turns it into a contract event. */
 export interface TelemetryCall {
@@ -16,6 +17,8 @@ export interface TelemetryCall {
   message?: string;
   /** The tool's request; its canonical JSON is hashed into `input_hash` (absent: the hash of null). */
   input?: unknown;
+  /** What the call was (a command, a path): redacted and cut to 200 characters; absent, it is derived from `input`. */
+  inputSummary?: string;
   sessionId?: string;
   agent?: string;
   memoryRefs?: string[];
@@ -79,6 +82,8 @@ export function buildTelemetryEvent(call: TelemetryCall, options: BuildEventOpti
   if (call.sessionId !== undefined) event.session_id = call.sessionId;
   if (call.agent !== undefined) event.agent = call.agent;
   if (call.memoryRefs !== undefined) event.memory_refs = [...call.memoryRefs];
+  const summary = call.inputSummary !== undefined ? capSummary(call.inputSummary) : call.input !== undefined ? summarizeInput(call.tool, call.input) : undefined;
+  if (summary !== undefined) event.input_summary = summary;
   return event;
 }
 
@@ -100,6 +105,7 @@ function findProblems(call: TelemetryCall): string[] {
   expect(typeof call.durationMs === 'number' && Number.isFinite(call.durationMs) && call.durationMs >= 0, 'durationMs', 'a finite number ≥ 0', call.durationMs);
   if (call.category !== undefined) expect(typeof call.category === 'string' && CATEGORY_NAME.test(call.category), 'category', 'a lower_snake_case identifier such as git_error', call.category);
   if (call.message !== undefined) expect(typeof call.message === 'string', 'message', 'a string', call.message);
+  if (call.inputSummary !== undefined) expect(typeof call.inputSummary === 'string', 'inputSummary', 'a string', call.inputSummary);
   if (call.sessionId !== undefined) expect(isId(call.sessionId), 'sessionId', `a non-empty string of at most ${MAX_ID_CHARS} characters`, call.sessionId);
   if (call.agent !== undefined) expect(isId(call.agent), 'agent', `a non-empty string of at most ${MAX_ID_CHARS} characters`, call.agent);
   if (call.memoryRefs !== undefined) expect(Array.isArray(call.memoryRefs) && call.memoryRefs.every(isId), 'memoryRefs', 'a list of rule ids', call.memoryRefs);

@@ -64,8 +64,11 @@ describe.skipIf(!haveData)('sleep-cycle hook claude-code on the real quantstats 
       expect(checkEvent(event)).toBeNull();
       expect(event).toEqual({
         timestamp: new Date(T0).toISOString(), tool_name: post[i]!.tool_name, input_hash: inputHash(post[i]!.tool_input),
-        exit_code: 0, duration_ms: 0, session_id: post[i]!.session_id, agent: 'claude-code',
+        exit_code: 0, duration_ms: 0, session_id: post[i]!.session_id, agent: 'claude-code', input_summary: expect.any(String),
       });
+      expect(event.input_summary!.length).toBeLessThanOrEqual(200);
+      // Paths are shown relative to the project (the payload's cwd), so no home folder is written.
+      if (post[i]!.tool_input.file_path) expect(event.input_summary).toBe(post[i]!.tool_input.file_path.slice(post[i]!.cwd.length + 1));
     });
     const byTool: Record<string, number> = {};
     for (const event of events) byTool[event.tool_name] = (byTool[event.tool_name] ?? 0) + 1;
@@ -89,7 +92,10 @@ describe.skipIf(!haveData)('sleep-cycle hook claude-code on the real quantstats 
       clock.advance(pair.ms);
       await hook(dir, JSON.stringify({ ...pair.post, tool_use_id: pair.id }), { clock });
     }
-    expect(telemetry(dir).map((event) => event.duration_ms)).toEqual(pairs.map((pair) => pair.ms));
+    // A file edit's own work takes milliseconds: in a mode that may prompt (these payloads carry none),
+    // its wall time may be a human's answer, and is recorded as not measured (0).
+    expect(telemetry(dir).map((event) => event.duration_ms)).toEqual(pairs.map((pair) => (pair.post.tool_name === 'Edit' ? 0 : pair.ms)));
+    expect(pairs.filter((pair) => pair.post.tool_name === 'Edit')).toHaveLength(3);
     expect(pending(dir).size).toBe(0);
   });
 
@@ -121,6 +127,7 @@ describe('PostToolUseFailure', () => {
     const [event] = telemetry(dir);
     expect(event).toMatchObject({ tool_name: 'Bash', exit_code: 1, duration_ms: 2500, error_category: 'test_failure', session_id: 'sess-1', agent: 'claude-code' });
     expect(event!.input_hash).toBe(inputHash({ command: 'npm test', description: 'run tests' }));
+    expect(event!.input_summary).toBe('npm test');
     expect(event!.error_message).toMatch(/^Exit code 1\n FAIL/);
     expect(readFileSync(join(dir, 'logs', 'telemetry.jsonl'), 'utf8')).not.toContain(token);
   });

@@ -70,15 +70,16 @@ const validEvent = fc.record(
     session_id: fc.oneof(fc.constantFrom('s-1', 's-2'), fc.constant(null)),
     agent: fc.constant('claude-code'),
     memory_refs: fc.array(fc.constantFrom('r-0123abcd', 'r-ffff'), { maxLength: 3 }),
+    input_summary: fc.oneof(asciiText, fc.constantFrom('cd /repo && python -m pytest -x 2>&1 | tail -20', 'src/a.ts', '{owner, repo}', 'x'.repeat(250)), fc.constant(null)),
   },
   { requiredKeys: ['timestamp', 'tool_name', 'input_hash', 'exit_code', 'duration_ms'] },
 );
 /** Any value for any field (the contract's and others): most of these make the event invalid. */
 const tweak = fc.tuple(
-  fc.constantFrom('timestamp', 'tool_name', 'input_hash', 'exit_code', 'duration_ms', 'error_category', 'error_message', 'session_id', 'agent', 'memory_refs', 'extra', '__proto__'),
+  fc.constantFrom('timestamp', 'tool_name', 'input_hash', 'exit_code', 'duration_ms', 'error_category', 'error_message', 'session_id', 'agent', 'memory_refs', 'input_summary', 'extra', '__proto__'),
   fc.oneof(anyValue, timestamp, number, fc.constantFrom('', 'x'.repeat(201), '1')),
 );
-const fields = fc.tuple(validEvent, fc.array(tweak, { maxLength: 2 }), fc.array(fc.constantFrom('timestamp', 'tool_name', 'exit_code', 'error_message'), { maxLength: 1 })).map(([event, tweaks, dropped]) => {
+const fields = fc.tuple(validEvent, fc.array(tweak, { maxLength: 2 }), fc.array(fc.constantFrom('timestamp', 'tool_name', 'exit_code', 'error_message', 'input_summary'), { maxLength: 1 })).map(([event, tweaks, dropped]) => {
   const record: Record<string, unknown> = { ...event };
   for (const [key, value] of tweaks) Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
   for (const key of dropped) delete record[key];
@@ -123,6 +124,7 @@ describe('EventScanner', () => {
     const event = {
       timestamp: '2026-11-20T10:00:00.250Z', tool_name: 'Bash', input_hash: 'abc123', exit_code: 1, duration_ms: 12.5,
       error_category: 'git_error', error_message: 'Exit code 1\n\t"fatal": \\ \u0001 /x \u007f', session_id: 's-1', agent: 'claude-code', memory_refs: ['r-0123abcd'],
+      input_summary: 'cd /repo && grep -n "a|b" src/*.py 2>&1 | head',
     };
     for (const text of [JSON.stringify(event), JSON.stringify(event).replaceAll('","', '", "').replaceAll('":', '": '), JSON.stringify({ ...event, timestamp: 1_763_632_800_000 })]) {
       expect(expectSameAsJson(text), text).toBe(true);
@@ -137,6 +139,8 @@ describe('EventScanner', () => {
       `{${valid},"tool_name":"Bash"}`, // a repeated key (JSON.parse keeps the last)
       `{${valid},"error_message":"café"}`, // non-ASCII
       `{${valid},"memory_refs":null}`, // invalid
+      `{${valid},"input_summary":1}`, // invalid
+      `{${valid},"input_summary":"café"}`, // non-ASCII
       `{${valid}} `, // trailing space
       ` {${valid}}`,
       `{${valid},"exit_code":1}`,
@@ -219,5 +223,21 @@ describe('IngestFold reading bytes', () => {
     const outcome = (fold: IngestFold) => ({ lines: fold.lines, invalid: fold.invalidSamples, window: fold.window, usage: fold.usage.finish(fold.toolName), baselines: fold.detector.finish(), clusters: fold.builder.finish() });
     expect(asBytes.lines.valid).toBeGreaterThan(2500);
     expect(outcome(asBytes)).toStrictEqual(outcome(asText));
+  });
+});
+
+describe('EventScanner and input_summary', () => {
+  it('reads lines carrying input_summary itself, so they do not fall back to JSON.parse', () => {
+    const base = { timestamp: '2026-11-20T10:00:00.000Z', tool_name: 'Bash', input_hash: 'ab12', exit_code: 1, duration_ms: 40, error_category: 'dependency_missing' };
+    for (const summary of ['pytest -q', 'cd /repo && python -c "print(\\"x\\")" | tail -5', 'x'.repeat(200), '']) {
+      const text = JSON.stringify({ ...base, input_summary: summary });
+      expect(scanText(text), text).toBe(true);
+      expect(scanner.event().input_summary).toBe(summary);
+    }
+    expect(scanText(JSON.stringify({ ...base, input_summary: null }))).toBe(true);
+    expect(scanner.event().input_summary).toBeNull();
+    // A line without it has none (the field's bit does not linger from the line before).
+    expect(scanText(JSON.stringify(base))).toBe(true);
+    expect(scanner.event()).not.toHaveProperty('input_summary');
   });
 });

@@ -95,10 +95,10 @@ describe('Claude Code importer on synthetic transcripts', () => {
     const { events, counts } = await collect(file);
     expect(counts).toMatchObject({ calls: 3, failures: 2, unpaired: 0, invalid: 0 });
     expect(events).toEqual([
-      { timestamp: '2026-01-01T10:00:00.500Z', tool_name: 'Read', input_hash: inputHash({ file_path: '/repo/x.ts' }), exit_code: 1, duration_ms: 100, session_id: 's-1', agent: 'claude-code', error_category: 'not_found', error_message: 'File does not exist.' },
-      { timestamp: '2026-01-01T10:00:00.000Z', tool_name: 'Bash', input_hash: inputHash(input), exit_code: 2, duration_ms: 4250, session_id: 's-1', agent: 'claude-code', error_category: 'test_failure', error_message: 'FAIL src/a.test.ts' },
+      { timestamp: '2026-01-01T10:00:00.500Z', tool_name: 'Read', input_hash: inputHash({ file_path: '/repo/x.ts' }), exit_code: 1, duration_ms: 100, session_id: 's-1', agent: 'claude-code', input_summary: '/repo/x.ts', error_category: 'not_found', error_message: 'File does not exist.' },
+      { timestamp: '2026-01-01T10:00:00.000Z', tool_name: 'Bash', input_hash: inputHash(input), exit_code: 2, duration_ms: 4250, session_id: 's-1', agent: 'claude-code', input_summary: 'npm test', error_category: 'test_failure', error_message: 'FAIL src/a.test.ts' },
       // A result stamped before its call (clock skew) gets duration 0, never a negative one.
-      { timestamp: '2026-01-01T10:00:05.000Z', tool_name: 'Glob', input_hash: inputHash({ pattern: '**/*.ts' }), exit_code: 0, duration_ms: 0, session_id: 's-1', agent: 'claude-code' },
+      { timestamp: '2026-01-01T10:00:05.000Z', tool_name: 'Glob', input_hash: inputHash({ pattern: '**/*.ts' }), exit_code: 0, duration_ms: 0, session_id: 's-1', agent: 'claude-code', input_summary: '**/*.ts' },
     ]);
   });
 

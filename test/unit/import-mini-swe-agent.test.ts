@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { checkEvent, type TelemetryEvent } from '../../pipeline/telemetry/event.js';
 import { commandOutput, readMiniSweAgentCalls, TIMEOUT_EXIT_CODE } from '../../pipeline/telemetry/import-mini-swe-agent.js';
 import { countItem, emptyCounts, listSourceFiles, type ImportItem, type SourceCounts } from '../../pipeline/telemetry/import-source.js';
+import { toolFamily } from '../../pipeline/telemetry/tool-family.js';
 import { PACKAGE_ROOT } from '../helpers/repo.js';
 
 const TRAJS = join(PACKAGE_ROOT, '..', 'shared', 'data', 'mini-swe-agent-gemini3-dev', 'trajs');
@@ -54,7 +55,7 @@ describe.skipIf(!existsSync(TRAJS))('mini-swe-agent importer on the 30 real traj
       const [actions, nonZero, formatErrors] = SOURCES_2B[instance]!;
       const timeouts = events.filter((e) => e.exit_code === TIMEOUT_EXIT_CODE && e.error_category === 'timeout').length;
       const last = items.at(-1);
-      const submissions = last?.kind === 'call' && last.event.tool_name === 'echo' && last.event.exit_code === 0 ? 1 : 0;
+      const submissions = last?.kind === 'call' && /^echo COMPLETE_TASK/.test(last.event.input_summary ?? '') && last.event.exit_code === 0 ? 1 : 0;
       expect({ instance, calls: counts.calls, failures: counts.failures, format_errors: counts.format_errors, submissions }).toEqual({
         instance, calls: actions + submissions + timeouts, failures: nonZero + timeouts, format_errors: formatErrors, submissions: 1,
       });
@@ -74,8 +75,27 @@ describe.skipIf(!existsSync(TRAJS))('mini-swe-agent importer on the 30 real traj
     const benign: TelemetryEvent[] = [];
     for (const file of files) benign.push(...(await collect(file)).events.filter((e) => e.error_category === 'benign'));
     expect(benign).toHaveLength(18);
-    expect(new Set(benign.map((e) => e.tool_name))).toEqual(new Set(['grep', 'find', 'pip']));
+    expect(new Set(benign.map((e) => e.tool_name))).toEqual(new Set(['bash']));
+    // Families name the program doing the work: `pip list | grep x` is pip's (a filter after it is not).
+    expect(new Set(benign.map((e) => toolFamily(e.tool_name, e.input_summary, e.error_message)))).toEqual(new Set(['grep', 'find', 'pip']));
     expect(benign.every((e) => e.exit_code === 1 && e.error_message === undefined)).toBe(true);
+  });
+
+  it('names the tool `bash` and keeps the command as input_summary: the family is the program that ran, not the first word', async () => {
+    const files = await listSourceFiles(TRAJS, (name) => name.endsWith('.traj.json'));
+    const failures: TelemetryEvent[] = [];
+    for (const file of files) failures.push(...(await collect(file)).events.filter((e) => e.exit_code !== 0 && e.tool_name !== 'format_error'));
+    expect(new Set(failures.map((e) => e.tool_name))).toEqual(new Set(['bash']));
+    for (const event of failures) expect(event.input_summary!.length).toBeLessThanOrEqual(200);
+    const families: Record<string, number> = {};
+    for (const e of failures) {
+      const family = toolFamily(e.tool_name, e.input_summary, e.error_message);
+      families[family] = (families[family] ?? 0) + 1;
+    }
+    // python/python3//usr/bin/python3 are one family; `/usr/bin/python3 -m pytest` and `pytest` another.
+    expect(families).toMatchObject({ python: 32, pytest: 12, grep: 15, bash: 5 });
+    expect(Object.keys(families)).not.toContain('python3');
+    expect(Object.keys(families)).not.toContain('cd');
   });
 
   it('turns each format-error turn into its own format_error event', async () => {
@@ -96,7 +116,7 @@ const act = (command: string, created?: number) => ({ role: 'assistant', content
 const obs = (content: string) => ({ role: 'user', content });
 
 describe('mini-swe-agent importer on synthetic trajectories', () => {
-  it('converts actions: exit code, first word, output head and tail, timestamps, keys per step', async () => {
+  it('converts actions: exit code, command, output head and tail, timestamps, keys per step', async () => {
     const file = trajectory([
       { role: 'system', content: 'You are…' },
       { role: 'user', content: '<pr_description>…' },
@@ -117,13 +137,13 @@ describe('mini-swe-agent importer on synthetic trajectories', () => {
     const keyed = items.filter((i): i is Exclude<ImportItem, { kind: 'skipped' }> => i.kind !== 'skipped');
     expect(keyed.map((i) => i.key)).toEqual(['demo__demo-1:1', 'demo__demo-1:2', 'demo__demo-1:3', 'demo__demo-1:4', 'demo__demo-1:5']);
     const [python, grep, format, pytest, submit] = keyed.map((i) => i.event);
-    expect(python).toMatchObject({ timestamp: '2025-11-18T23:35:08.000Z', tool_name: 'python', exit_code: 1, error_category: 'test_failure', session_id: 'demo__demo-1', agent: 'mini-swe-agent', duration_ms: 0 });
+    expect(python).toMatchObject({ timestamp: '2025-11-18T23:35:08.000Z', tool_name: 'bash', input_summary: 'python reproduce.py', exit_code: 1, error_category: 'test_failure', session_id: 'demo__demo-1', agent: 'mini-swe-agent', duration_ms: 0 });
     expect(python!.error_message).toBe('Traceback (most recent call last):\n\n[… 9000 characters elided …]\nAssertionError: wrong');
     // No `created` on this turn: the previous turn's time + 1 ms.
-    expect(grep).toMatchObject({ timestamp: '2025-11-18T23:35:08.001Z', tool_name: 'grep', exit_code: 1, error_category: 'benign' });
+    expect(grep).toMatchObject({ timestamp: '2025-11-18T23:35:08.001Z', tool_name: 'bash', input_summary: 'grep -n "needle" src/a.py', exit_code: 1, error_category: 'benign' });
     expect(format).toMatchObject({ timestamp: '2025-11-18T23:35:08.002Z', tool_name: 'format_error', exit_code: 1, error_category: 'format_error', error_message: 'Please always provide EXACTLY ONE action in triple backticks, found 2 actions.' });
-    expect(pytest).toMatchObject({ tool_name: 'pytest', exit_code: TIMEOUT_EXIT_CODE, error_category: 'timeout' });
-    expect(submit).toMatchObject({ tool_name: 'echo', exit_code: 0 });
+    expect(pytest).toMatchObject({ tool_name: 'bash', input_summary: 'pytest tests', exit_code: TIMEOUT_EXIT_CODE, error_category: 'timeout' });
+    expect(submit).toMatchObject({ tool_name: 'bash', input_summary: 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached', exit_code: 0 });
     expect(submit).not.toHaveProperty('error_category');
   });
 
@@ -131,7 +151,7 @@ describe('mini-swe-agent importer on synthetic trajectories', () => {
     const dir = mkdtempSync(join(tmpdir(), 'msa-import-'));
     const path = join(dir, 'task-7.traj.json');
     writeFileSync(path, JSON.stringify({ messages: [act('ls', 1), obs('<returncode>0</returncode>\n<output>\na\n</output>')] }));
-    expect((await collect(path)).events[0]).toMatchObject({ session_id: 'task-7', tool_name: 'ls', exit_code: 0, timestamp: '1970-01-01T00:00:01.000Z' });
+    expect((await collect(path)).events[0]).toMatchObject({ session_id: 'task-7', tool_name: 'bash', input_summary: 'ls', exit_code: 0, timestamp: '1970-01-01T00:00:01.000Z' });
     const broken = join(dir, 'broken.traj.json');
     writeFileSync(broken, '{"messages": [');
     expect((await collect(broken)).counts).toMatchObject({ calls: 0, invalid: 1 });

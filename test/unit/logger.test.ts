@@ -30,7 +30,7 @@ describe('createTelemetryLogger', () => {
     expect(checkEvent(lines[0])).toBeNull();
     expect(event).toEqual({
       timestamp: '2026-11-20T10:00:00.000Z', tool_name: 'git_push', input_hash: inputHash({ remote: 'origin' }),
-      exit_code: 0, duration_ms: 812, session_id: 's-1', agent: 'claude-code', memory_refs: ['r-3f9a1c'],
+      exit_code: 0, duration_ms: 812, session_id: 's-1', agent: 'claude-code', memory_refs: ['r-3f9a1c'], input_summary: '{remote}',
     });
   });
 
@@ -147,8 +147,24 @@ describe('sleep-cycle log', () => {
     expect(envelope.data.event).toEqual({
       timestamp: '2026-11-20T12:00:00.000Z', tool_name: 'Bash', input_hash: inputHash({ command: 'git status' }), exit_code: 1, duration_ms: 1250,
       error_category: 'git_error', error_message: 'Exit code 1\nfatal: not a git repository', session_id: 's-9', agent: 'my-agent', memory_refs: ['r-1', 'r-2'],
+      input_summary: 'git status',
     });
     expect(readLines(join(dir, 'logs', 'agent.jsonl'))).toEqual([envelope.data.event]);
+  });
+
+  it('--input-summary is written redacted and cut to 200 characters; it wins over the summary --input gives', async () => {
+    const dir = makeDir({});
+    const key = `sk-ant-api03-${'Zx9'.repeat(12)}`;
+    const long = `ANTHROPIC_API_KEY=${key} python3 -m pytest ${'tests/test_a.py '.repeat(20)}`;
+    const result = await run(dir, { ...required, input: '{"command":"ls"}', inputSummary: long });
+    const event = JSON.parse(result.stdout).data.event;
+    expect(event.input_hash).toBe(inputHash({ command: 'ls' }));
+    expect(event.input_summary).toHaveLength(200);
+    expect(event.input_summary).toMatch(/^ANTHROPIC_API_KEY=\[REDACTED:[a-z_]+\] python3 -m pytest tests\/test_a\.py .*…$/);
+    expect(readFileSync(join(dir, 'logs', 'telemetry.jsonl'), 'utf8')).not.toContain(key);
+    // Without either flag there is nothing to summarise.
+    const bare = JSON.parse((await run(dir, required)).stdout).data.event;
+    expect(bare).not.toHaveProperty('input_summary');
   });
 
   it('--log overrides the setting; without --json it prints one readable line', async () => {
@@ -185,7 +201,7 @@ describe('sleep-cycle log', () => {
   it('exports a command-table row', () => {
     expect(logCommandSpec.name).toBe('log');
     expect(logCommandSpec.options.map((option) => option.long)).toEqual(
-      expect.arrayContaining(['--tool', '--exit-code', '--duration-ms', '--category', '--message', '--input', '--session', '--agent', '--log']),
+      expect.arrayContaining(['--tool', '--exit-code', '--duration-ms', '--category', '--message', '--input', '--input-summary', '--session', '--agent', '--log']),
     );
   });
 });
