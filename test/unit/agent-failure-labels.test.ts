@@ -33,7 +33,7 @@ describe('loadAgentFailures on synthetic trajectories', () => {
     const message = 'bash: line 1: pytest: command not found';
     const result = await loadAgentFailures({ dataDir, tools, labelsPath: writeLabels([label('demo:1', messageSha(message), 'command-not-found')]) });
     expect(result).toEqual({
-      failures: [{ message, group: 'command-not-found', tool_name: 'pytest', error_category: 'dependency_missing', source: 'mini', file: 'trajs/demo.traj.json', locator: 'mini-swe-agent:demo:1' }],
+      failures: [{ message, group: 'command-not-found', tool_name: 'bash', error_category: 'dependency_missing', source: 'mini', file: 'trajs/demo.traj.json', locator: 'mini-swe-agent:demo:1' }],
       reason: null,
       problems: [],
     });
