@@ -1,8 +1,8 @@
-import { appendFileSync, chmodSync, statSync } from 'node:fs';
+import { appendFileSync, chmodSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli } from '../helpers/in-process.js';
-import { failures, lines, makeDir, read } from '../helpers/repo.js';
+import { event, failures, lines, makeDir, read } from '../helpers/repo.js';
 
 const STATE = '.sleep-cycle/state.json';
 const TELEMETRY = 'logs/telemetry.jsonl';
@@ -26,5 +26,47 @@ describe('file modes survive a run', () => {
     expect(JSON.parse(read(dir, STATE)).rules[added.id].state).toBe('active');
     expect(modeOf(dir, 'MEMORY.md')).toBe(0o600);
     expect(modeOf(dir, STATE)).toBe(0o640);
+  });
+});
+
+describe('rotated copies are read in logrotate order', () => {
+  /** Night 1 read two lines; then one more line, and three rotations before the next run: .3 holds the cursor. */
+  function rotatedThrice(dir: string): void {
+    const log = join(dir, TELEMETRY);
+    appendFileSync(log, lines(event({ timestamp: '2026-11-20T11:00:00.000Z' })));
+    renameSync(log, `${log}.3`);
+    writeFileSync(`${log}.2`, lines(event({ timestamp: '2026-11-21T09:00:00.000Z' }), event({ timestamp: '2026-11-21T09:01:00.000Z' })));
+    writeFileSync(`${log}.1`, lines(event({ timestamp: '2026-11-22T09:00:00.000Z' }), event({ timestamp: '2026-11-22T09:01:00.000Z' })));
+    writeFileSync(log, lines(event({ timestamp: '2026-11-23T09:00:00.000Z' })));
+    const at = (path: string, iso: string) => utimesSync(path, new Date(iso), new Date(iso));
+    at(`${log}.2`, '2026-11-21T23:00:00Z');
+    at(`${log}.1`, '2026-11-22T23:00:00Z');
+    return void at(`${log}.3`, '2026-11-20T23:00:00Z');
+  }
+
+  it('mtimes in rotation order: every copy after the cursor is read, oldest first, and nothing is said about mtimes', async () => {
+    const dir = makeDir({ [TELEMETRY]: lines(event(), event()) });
+    await cli(dir, ['run', '--no-commit']);
+    rotatedThrice(dir);
+    const { json } = await cli(dir, ['run', '--no-commit'], '2026-11-23T10:00:00Z');
+    expect(json.data.lines).toMatchObject({ read: 6, valid: 6, old: 0 });
+    expect(json.data.notices.join('\n')).toContain('finished logs/telemetry.jsonl.3 from byte');
+    expect(json.data.notices.join('\n')).toContain('read logs/telemetry.jsonl.2, logs/telemetry.jsonl.1');
+    expect(json.data.notices.join('\n')).not.toContain('was modified after');
+  });
+
+  it('a copy whose mtime is wrong (.3 touched last): still read in number order, and a notice says the mtimes disagree', async () => {
+    const dir = makeDir({ [TELEMETRY]: lines(event(), event()) });
+    await cli(dir, ['run', '--no-commit']);
+    rotatedThrice(dir);
+    const log = join(dir, TELEMETRY);
+    utimesSync(`${log}.3`, new Date('2026-11-23T08:00:00Z'), new Date('2026-11-23T08:00:00Z'));
+    const { json } = await cli(dir, ['run', '--no-commit'], '2026-11-23T10:00:00Z');
+    // By mtime, .3 (the cursor's file) would be the newest copy and .2 and .1 would be skipped without a word.
+    expect(json.data.lines).toMatchObject({ read: 6, valid: 6, old: 0 });
+    expect(json.data.notices.join('\n')).toContain('read logs/telemetry.jsonl.2, logs/telemetry.jsonl.1');
+    expect(json.data.notices.join('\n')).toMatch(/logs\/telemetry\.jsonl\.3 was modified after logs\/telemetry\.jsonl\.2, but logrotate numbers older copies higher: read in number order/);
+    expect(read(dir, 'proposed_memory_updates.md')).toContain('was modified after');
+    expect((await cli(dir, ['run', '--no-commit'], '2026-11-23T11:00:00Z')).json.data.lines.read).toBe(0);
   });
 });
