@@ -91,7 +91,7 @@ const paths = (value: unknown) =>
     ? { ok: true as const, value: [...value] }
     : { ok: false as const, expected: 'a non-empty list of paths' };
 
-const SKILL_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
+export const SKILL_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
 const routing = (value: unknown) => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false as const, expected: 'a map from tool name to skill file name' };

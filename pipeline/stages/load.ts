@@ -3,7 +3,7 @@ import type { RunContext } from '../context.js';
 import { errors } from '../model/errors.js';
 import type { RepoInfo } from '../io/git.js';
 import { bundledSafetyRulesPath, compiledSafetyRulesPath, repoPaths } from '../io/paths.js';
-import { parseState, type State } from '../memory/state.js';
+import { readState, type State } from '../memory/state.js';
 import { safetyPolicyOf, type SafetyPolicy } from '../safety/policy.js';
 import { skillOf } from '../model/rule-target.js';
 
@@ -29,7 +29,9 @@ export interface Loaded {
 export async function load(_input: object, ctx: RunContext): Promise<Loaded> {
   const paths = repoPaths(ctx.root, ctx.settings);
   const notices: string[] = [...ctx.startupNotices];
-  const state = parseState(await ctx.fs.readText(paths.state), rel(ctx.root, paths.state));
+  const read = readState(await ctx.fs.readText(paths.state), rel(ctx.root, paths.state));
+  const state = read.state;
+  notices.push(...read.notices);
   const memoryText = await ctx.fs.readText(paths.memory);
   const skills = new Set(Object.values(ctx.settings.routing));
   for (const rule of Object.values(state.rules)) {

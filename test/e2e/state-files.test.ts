@@ -1,8 +1,8 @@
-import { appendFileSync, chmodSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, readdirSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli } from '../helpers/in-process.js';
-import { event, failures, lines, makeDir, read } from '../helpers/repo.js';
+import { event, failures, git, lines, makeDir, read } from '../helpers/repo.js';
 
 const STATE = '.sleep-cycle/state.json';
 const TELEMETRY = 'logs/telemetry.jsonl';
@@ -69,4 +69,39 @@ describe('rotated copies are read in logrotate order', () => {
     expect(read(dir, 'proposed_memory_updates.md')).toContain('was modified after');
     expect((await cli(dir, ['run', '--no-commit'], '2026-11-23T11:00:00Z')).json.data.lines.read).toBe(0);
   });
+});
+
+describe('state.json is checked against its schema before anything runs', () => {
+  /** A repo after one night that wrote one rule, and that rule's id. */
+  async function afterOneNight(): Promise<{ dir: string; id: string }> {
+    const dir = makeDir({ [TELEMETRY]: lines(...failures(3, {})), 'MEMORY.md': '# Memory\n' }, { git: true });
+    const { json } = await cli(dir, ['run']);
+    return { dir, id: json.data.proposals[0].id };
+  }
+
+  const edits: [string, (state: any, id: string) => void, (id: string) => RegExp][] = [
+    ['last_reinforced "not-a-date" (it used to archive the rule and commit)', (s, id) => (s.rules[id].last_reinforced = 'not-a-date'), (id) => new RegExp(`rules\\.${id}\\.last_reinforced: expected an ISO-8601 date, found "not-a-date"`)],
+    ['state "bogus" (it used to be kept)', (s, id) => (s.rules[id].state = 'bogus'), (id) => new RegExp(`rules\\.${id}\\.state: expected one of "active", .*found "bogus"`)],
+    ['pinned "yes" (it used to be kept)', (s, id) => (s.rules[id].pinned = 'yes'), (id) => new RegExp(`rules\\.${id}\\.pinned: expected true or false, found "yes"`)],
+    ['a negative cursor offset (it used to be a raw Node error)', (s) => (s.cursors[TELEMETRY].offset = -5), () => /cursors\["logs\/telemetry\.jsonl"\]\.offset: expected a whole number, 0 or more, found -5/],
+  ];
+  for (const [name, edit, message] of edits) {
+    it(`${name}: E_STATE naming the field and the fix, exit 1, nothing written, no commit`, async () => {
+      const { dir, id } = await afterOneNight();
+      const state = JSON.parse(read(dir, STATE));
+      edit(state, id);
+      writeFileSync(join(dir, STATE), JSON.stringify(state, null, 2));
+      const before = { state: read(dir, STATE), memory: read(dir, 'MEMORY.md'), head: git(dir, 'rev-parse', 'HEAD'), files: readdirSync(join(dir, '.sleep-cycle')).sort() };
+      // 200 days later: without the check, decay would archive a rule whose dates it cannot read.
+      const { code, json } = await cli(dir, ['run'], '2027-06-01T03:00:00Z');
+      expect(code).toBe(1);
+      expect(json.error.code).toBe('E_STATE');
+      expect(json.error.message).toMatch(/^\.sleep-cycle\/state\.json: /);
+      expect(json.error.message).toMatch(message(id));
+      expect(json.error.message).toContain('git checkout -- .sleep-cycle/state.json');
+      expect({ state: read(dir, STATE), memory: read(dir, 'MEMORY.md'), head: git(dir, 'rev-parse', 'HEAD'), files: readdirSync(join(dir, '.sleep-cycle')).sort() }).toEqual(before);
+      const status = await cli(dir, ['status']);
+      expect(status.json.error.code).toBe('E_STATE');
+    });
+  }
 });
