@@ -105,3 +105,73 @@ describe('state.json is checked against its schema before anything runs', () => 
     });
   }
 });
+
+describe('a skill file the run cannot read is reported and left alone; the rest of the night goes on', () => {
+  const ROUTING = 'routing:\n  git_push: git\n';
+  const SKILL = 'skills/git.yaml';
+  const npmFailures = (timestamp: string) => failures(3, { tool_name: 'npm_test', error_category: 'test_error', error_message: 'Error: Cannot find module jest', timestamp });
+
+  it('not valid YAML: exit 0, the MEMORY.md rule is written and committed, the skill file is byte for byte the same, and its draft waits', async () => {
+    const broken = 'name: git\nderived_rules: [\n  - id: r-1\n';
+    const dir = makeDir({ [TELEMETRY]: lines(...failures(3, {}), ...npmFailures('2026-11-20T11:00:00.000Z')), 'MEMORY.md': '# Memory\n', [SKILL]: broken, 'config/sleep-cycle.yaml': ROUTING }, { git: true });
+    const { code, json } = await cli(dir, ['run']);
+    expect(code).toBe(0);
+    const byTool = (tool: string) => json.data.proposals.find((p: { tool_name: string }) => p.tool_name === tool);
+    expect(byTool('npm_test')).toMatchObject({ status: 'applied', target: 'memory' });
+    expect(byTool('git_push')).toMatchObject({ status: 'proposed', target: 'skill:git' });
+    expect(byTool('git_push').reasons.join(' ')).toContain('not written: skills/git.yaml cannot be read');
+    expect(read(dir, SKILL)).toBe(broken);
+    expect(read(dir, 'MEMORY.md')).toContain(byTool('npm_test').id);
+    const notice = json.data.notices.find((n: string) => n.startsWith('skills/git.yaml is not valid YAML'));
+    expect(notice).toMatch(/it was left as it is, its rules keep their state, and no rule was written to it .* Fix the file, then run again\.$/);
+    const report = read(dir, 'proposed_memory_updates.md');
+    expect(report).toContain('skills/git.yaml is not valid YAML');
+    expect(report).toMatch(/\| rules \| 1 applied, 1 held back \(file unreadable\)/);
+    const state = JSON.parse(read(dir, STATE));
+    expect(state.rules[byTool('git_push').id]).toBeUndefined();
+    expect(state.pending[byTool('git_push').cluster_id]).toBeDefined();
+    expect(json.data.commit).toMatch(/^[0-9a-f]{40}$/);
+    expect(git(dir, 'show', '--name-only', '--format=', 'HEAD')).not.toContain(SKILL);
+    // Fixed by a human: the waiting draft is written on the next run.
+    writeFileSync(join(dir, SKILL), 'name: git\nderived_rules: []\n');
+    const next = await cli(dir, ['run'], '2026-11-22T03:00:00Z');
+    expect(next.json.data.proposals).toEqual([expect.objectContaining({ tool_name: 'git_push', status: 'applied', target: 'skill:git' })]);
+    expect(read(dir, SKILL)).toContain(`- id: ${byTool('git_push').id}`);
+  });
+
+  it('a broken derived_rules item: the rules in the file are not taken for deleted by a human (no burn), and nothing is written to it', async () => {
+    const dir = makeDir({ [TELEMETRY]: lines(...failures(3, {})), 'MEMORY.md': '# Memory\n', [SKILL]: 'name: git\nderived_rules: []\n', 'config/sleep-cycle.yaml': ROUTING }, { git: true });
+    const first = await cli(dir, ['run']);
+    const id = first.json.data.proposals[0].id;
+    expect(read(dir, SKILL)).toContain(`- id: ${id}`);
+    // A human edit gone wrong: the rule's id key is misspelt.
+    const broken = read(dir, SKILL).replace(`- id: ${id}`, `- idd: ${id}`);
+    writeFileSync(join(dir, SKILL), broken);
+    // 200 days later: the rule would be archived out of the file if the run could touch it.
+    const { code, json } = await cli(dir, ['run'], '2027-06-09T03:00:00Z');
+    expect(code).toBe(0);
+    expect(json.data.notices.join('\n')).toContain('skills/git.yaml has a derived_rules item (the 1st) without an id and a rule text');
+    expect(read(dir, SKILL)).toBe(broken);
+    const state = JSON.parse(read(dir, STATE));
+    expect(state.rules[id].state).toBe('active');
+    expect(state.burned).toEqual({});
+    expect(json.data.lifecycle.changes.filter((c: { rule: string }) => c.rule === id)).toEqual([]);
+  });
+});
+
+describe('lifecycle.jsonl lines that are not events are reported, kept, and the audit goes on', () => {
+  it('a torn line and a hand-written note: a notice names both lines; the new events are appended after them', async () => {
+    const dir = makeDir({ [TELEMETRY]: lines(...failures(3, {})), 'MEMORY.md': '# Memory\n' }, { git: true });
+    await cli(dir, ['run']);
+    const AUDIT = '.sleep-cycle/lifecycle.jsonl';
+    const audit = `${read(dir, AUDIT)}{"rule": "r-12\nchecked by hand on Monday\n`;
+    writeFileSync(join(dir, AUDIT), audit);
+    appendFileSync(join(dir, TELEMETRY), lines(...failures(3, { tool_name: 'npm_test', error_category: 'test_error', error_message: 'Error: Cannot find module jest', timestamp: '2026-11-21T10:00:00.000Z' })));
+    const { code, json } = await cli(dir, ['run'], '2026-11-22T03:00:00Z');
+    expect(code).toBe(0);
+    expect(json.data.notices).toContain('.sleep-cycle/lifecycle.jsonl: lines 2 and 3 are not an audit event (torn or edited by hand): kept in the file as they are, left out of rule histories.');
+    const after = read(dir, AUDIT);
+    expect(after.startsWith(audit)).toBe(true);
+    expect(after.slice(audit.length)).toMatch(/^\{"rule":"r-[0-9a-f]{6}","from":"none","to":"active"/);
+  });
+});
