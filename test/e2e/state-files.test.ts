@@ -175,3 +175,32 @@ describe('lifecycle.jsonl lines that are not events are reported, kept, and the 
     expect(after.slice(audit.length)).toMatch(/^\{"rule":"r-[0-9a-f]{6}","from":"none","to":"active"/);
   });
 });
+
+describe('imported history is counted as of its own time, even after live hook events', () => {
+  const pushFailure = (timestamp: string) => failures(1, { timestamp })[0]!;
+  const live = event({ timestamp: '2026-11-20T10:00:00.000Z', tool_name: 'Bash' });
+
+  it('three failures within a day in June and one live event today: a rule (it used to be 0 rules and a notice)', async () => {
+    const history = ['2026-06-01T10:00:00.000Z', '2026-06-01T11:00:00.000Z', '2026-06-02T09:00:00.000Z'].map(pushFailure);
+    const dir = makeDir({ [TELEMETRY]: lines(live, ...history), 'MEMORY.md': '# Memory\n' }, { git: true });
+    const { code, json } = await cli(dir, ['run']);
+    expect(code).toBe(0);
+    expect(json.data.proposals).toEqual([expect.objectContaining({ tool_name: 'git_push', status: 'applied' })]);
+    expect(json.data.clusters.find((c: { tool_name: string }) => c.tool_name === 'git_push')).toMatchObject({ count: 3, outcome: 'promoted' });
+    expect(json.data.notices.join('\n')).not.toMatch(/older than the newest one/);
+  });
+
+  it('failures a month apart: the notice says what to do, and doing it (a wider window over that history) gives the rule', async () => {
+    const history = ['2026-06-01T10:00:00.000Z', '2026-07-01T10:00:00.000Z', '2026-08-01T10:00:00.000Z'].map(pushFailure);
+    const dir = makeDir({ [TELEMETRY]: lines(live, ...history), 'MEMORY.md': '# Memory\n' }, { git: true });
+    const night = await cli(dir, ['run']);
+    expect(night.json.data.proposals).toEqual([]);
+    const advice = 'SLEEP_CYCLE_WINDOW_DAYS=365 sleep-cycle run --since 2026-06-01';
+    expect(night.json.data.notices).toContain(`3 events read tonight (from 2026-06-01) are more than 7 days older than the newest one and did not repeat 3 times within 7 days of each other: they count toward no rule and are not carried over. To count repeats spread further apart, run once over that history with a wider window, e.g. ${advice}.`);
+    expect(read(dir, 'proposed_memory_updates.md')).toContain(advice);
+    // The cursor has moved past those lines: the advice re-reads them.
+    const again = await cli(dir, ['run', '--since', '2026-06-01'], '2026-11-21T04:00:00Z', { SLEEP_CYCLE_WINDOW_DAYS: '365' });
+    expect(again.code).toBe(0);
+    expect(again.json.data.proposals).toEqual([expect.objectContaining({ tool_name: 'git_push', status: 'applied' })]);
+  });
+});
