@@ -144,10 +144,10 @@ export async function planReads(absolute: string, file: string, state: State, ct
   const at = await findCursorFile(absolute, rotated, cursor, ctx);
   if (at !== -1) {
     const later = rotated.slice(at + 1);
+    notices.push(`${file}: the log was rotated: finished ${name(rotated[at]!.path)} from byte ${cursor.offset}${later.length > 0 ? `, read ${later.map((r) => name(r.path)).join(', ')}` : ''}, then the new ${file} from the start.`);
     for (const [older, newer] of mtimeDisagreements(rotated.slice(at))) {
       notices.push(`${name(older.path)} was modified after ${name(newer.path)}, but logrotate numbers older copies higher: read in number order (${name(older.path)} first). If another tool made these copies, set rotated_logs to a pattern that matches only logrotate's.`);
     }
-    notices.push(`${file}: the log was rotated: finished ${name(rotated[at]!.path)} from byte ${cursor.offset}${later.length > 0 ? `, read ${later.map((r) => name(r.path)).join(', ')}` : ''}, then the new ${file} from the start.`);
     return [
       { absolute: rotated[at]!.path, file: name(rotated[at]!.path), offset: cursor.offset, cutoff: null, final: true },
       ...later.map((r) => ({ absolute: r.path, file: name(r.path), offset: 0, cutoff: null, final: true })),

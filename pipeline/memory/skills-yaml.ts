@@ -35,7 +35,8 @@ export function parseSkillRules(text: string, file: string): MemoryRule[] {
  */
 export function skillFileProblem(text: string): string | null {
   const doc = yamlLib().parseDocument(text);
-  if (doc.errors.length > 0) return `is not valid YAML (${truncate(doc.errors[0]!.message.split('\n')[0]!, 120)})`;
+  // The parser's first line says what and where; the lines after it quote the file.
+  if (doc.errors.length > 0) return `is not valid YAML (${truncate(doc.errors[0]!.message.split('\n')[0]!.replace(/:\s*$/, ''), 120)})`;
   if (doc.contents !== null && !yamlLib().isMap(doc.contents)) return 'is not a YAML map';
   const seq = doc.get('derived_rules');
   if (seq === undefined || seq === null) return null;
