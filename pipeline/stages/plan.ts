@@ -17,6 +17,8 @@ import { appendEvents, parseEvents, type LifecycleEvent } from '../memory/lifecy
 import { targetKey } from '../model/rule-target.js';
 import type { FileChange } from '../model/file-change.js';
 import { buildTargetChanges, type TargetSettings } from '../memory/target-changes.js';
+import { isHeldTarget, type UnreadableSkills } from '../memory/held-targets.js';
+import { targetPath } from '../model/rule-target.js';
 
 export type ProposalStatus = 'proposed' | 'applied' | 'quarantined' | 'duplicate';
 
@@ -67,6 +69,8 @@ interface PlanInput {
   leftInTarget?: Set<string>;
   /** The policy tonight's drafts were checked against: new rules need no re-check until it changes. */
   policy?: SafetyPolicy;
+  /** Skill files load could not read: drafts for them wait in pending instead of being written. */
+  unreadableSkills?: UnreadableSkills;
 }
 
 /** plan: every change the run would make, as data. Pure; dry-run renders it and stops. */
@@ -90,6 +94,7 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
   const additions = new Map<string, SkillRule[]>();
   const present = input.present;
   const proposals: Proposal[] = [];
+  const held: PromotedCluster[] = [];
   const lifecycle: RuleChange[] = [...input.lifecycle.changes];
   const event = (rule: string, from: string, to: string, reason: string): LifecycleEvent => ({ rule, from, to, reason, time: now, run: options.runId });
   const events: LifecycleEvent[] = input.humanChanges
@@ -105,6 +110,7 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
     const text = finalRuleText(draft.text);
     const cluster = clusters.get(draft.clusterId)!;
     let status: ProposalStatus;
+    const notes = [...item.reasons, ...draft.notes];
     if (!item.accepted) {
       status = 'quarantined';
       // A draft id can be quarantined again with new text (the cluster recurred): each text is logged.
@@ -117,6 +123,11 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
       };
     } else if (IN_TARGET.includes(rules[draft.id]?.state ?? 'rejected')) {
       status = 'duplicate';
+    } else if (isHeldTarget(target, input.unreadableSkills)) {
+      // Its file cannot be read tonight: proposed, not written; the cluster waits in pending for the next run.
+      status = 'proposed';
+      held.push(cluster);
+      notes.push(`not written: ${targetPath(target, options.settings)} cannot be read; proposed again on the next run once it is fixed`);
     } else {
       status = options.dryRun ? 'proposed' : 'applied';
       // Already in the file (a crashed run wrote memory but not state): record it, do not add it twice.
@@ -134,7 +145,7 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
     }
     proposals.push({
       id: draft.id, cluster_id: draft.clusterId, tool_name: draft.toolName, error_category: draft.errorCategory,
-      kind: draft.kind, text, target, status, reasons: [...item.reasons, ...draft.notes],
+      kind: draft.kind, text, target, status, reasons: notes,
     });
   }
   // Restored tonight, or moved out by a crashed run but still in memory by tonight's lifecycle: back in.
@@ -162,7 +173,7 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
     last_sleep: now,
     cursors: input.cursors,
     baselines: input.baselines,
-    pending: { ...input.pending, ...Object.fromEntries(input.deferred.map((cluster) => [cluster.id, toPending(cluster)])) },
+    pending: { ...input.pending, ...Object.fromEntries([...input.deferred, ...held].map((cluster) => [cluster.id, toPending(cluster)])) },
     llm_cache: input.llmCache,
     rules,
     quarantine,

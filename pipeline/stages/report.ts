@@ -74,7 +74,9 @@ function summary(out: string[], input: ReportInput, meta: ReportMeta): void {
   out.push(`| events read | ${input.window.from ?? '–'} → ${input.window.to ?? '–'} |`);
   out.push(`| lines | ${lines.read} read, ${lines.valid} valid, ${lines.invalid} invalid, ${lines.old} old, ${lines.blank} blank |`);
   out.push(`| clusters | ${input.clusters.length} (${count('promoted')} promoted, ${count('pending')} pending, ${count('covered')} covered by a rule, ${count('restored')} restored a rule, ${count('burned')} burned) |`);
-  const accepted = meta.dryRun ? `${byStatus('proposed')} proposed` : `${byStatus('applied')} applied`;
+  // In a real run a `proposed` rule was held back: its skill file could not be read (see the notices).
+  const held = !meta.dryRun && byStatus('proposed') > 0 ? `, ${byStatus('proposed')} held back (file unreadable)` : '';
+  const accepted = meta.dryRun ? `${byStatus('proposed')} proposed` : `${byStatus('applied')} applied${held}`;
   out.push(`| rules | ${accepted}, ${byStatus('quarantined')} quarantined, ${byStatus('duplicate')} duplicate |`);
   const llm = input.llm;
   const usage = llm.synthesizer.startsWith('claude')
