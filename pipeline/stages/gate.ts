@@ -205,7 +205,7 @@ function busiestSpan(merged: PromotedCluster, tonight: Record<string, number>, c
   let best: string[] = [];
   let bestCount = merged.count;
   for (const end of days) {
-    const start = dayOf(Date.parse(`${end}T00:00:00Z`) - settings.window_days * 86_400_000);
+    const start = windowStartDay(new Date(`${end}T00:00:00Z`), settings.window_days);
     const span = days.filter((day) => day >= start && day <= end);
     const count = span.reduce((total, day) => total + all[day]!, 0);
     if (count > bestCount) [best, bestCount] = [span, count];
