@@ -30,7 +30,9 @@ const PLAIN_WORD = /^[A-Za-z]+[.,:;!?]?$/;
 
 export function maskToken(token: string): string {
   if (PLAIN_WORD.test(token)) return token;
-  const pieces = splitPieces(token);
+  // A URL is one value, though its `:` would split it.
+  const text = token.includes('://') ? token.replace(URL, WILDCARD) : token;
+  const pieces = splitPieces(text);
   let changed = false;
   for (let i = 0; i < pieces.length; i += 2) {
     const piece = pieces[i]!;
@@ -40,10 +42,12 @@ export function maskToken(token: string): string {
       changed = true;
     }
   }
-  const out = changed ? collapse(pieces.join('')) : token;
+  const out = changed || text !== token ? collapse(pieces.join('')) : token;
   // A quoted string joined across spaces must never reach a template whole: templates split on spaces.
   return /\s/.test(out) ? WILDCARD : out;
 }
+
+const URL = /[A-Za-z][\w+.-]*:\/\/[^\s'"`<>()[\]{}]*/g;
 
 /** `*`: what is left between the delimiters `<` and `>` of a `<*>` already in the text. */
 const WILDCARD_BODY = '*';

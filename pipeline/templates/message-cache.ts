@@ -21,6 +21,10 @@ export class MessageCache<V> {
     this.#limits = limits;
   }
 
+  get size(): { entries: number; chars: number } {
+    return { entries: this.#entries, chars: this.#chars };
+  }
+
   get(scope: string, message: string): V | undefined {
     return this.#scopes.get(scope)?.map.get(message);
   }

@@ -144,7 +144,8 @@ export class TemplateMiner {
     if (!store) {
       store = new ScopeStore(scope, this.#options, this.#budget, {
         changed: () => this.#cache.forget(scope),
-        merged: (from, into) => this.#recordMerge(from.result.id, into.result.id),
+        // A template no message was ever given (made and merged while learning one message) is not news.
+        merged: (from, into) => { if (from.count > 0) this.#recordMerge(from.result.id, into.result.id); },
       });
       this.#scopes.set(scope, store);
     }

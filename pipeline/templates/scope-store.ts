@@ -58,7 +58,9 @@ export class ScopeStore {
   readonly #budget: Budget;
   readonly #hooks: StoreHooks;
   readonly #byTemplate = new Map<string, Unit>();
-  readonly #wildByLength = new Map<number, Unit[]>();
+  /** Templates with a wildcard, by length and leading token (never generalised by evidence), or by length alone when the leading token is a pattern. */
+  readonly #wildByHead = new Map<string, Unit[]>();
+  readonly #wildAnyHead = new Map<number, Unit[]>();
   readonly #families = new Map<number, Unit[]>();
 
   constructor(scope: string, limits: StoreLimits, budget: Budget, hooks: StoreHooks) {
@@ -85,20 +87,24 @@ export class ScopeStore {
   learn(tokens: readonly string[]): Unit | undefined {
     const text = tokens.join(' ');
     const found = this.#byTemplate.get(text) ?? this.#bestWild(tokens);
-    if (found) return found;
+    // At a cap nothing new is kept, so the redactor (the costly step) is not run for a hostile stream.
+    if (found || this.#full()) return found;
     const safe = redactTemplate(text);
     const same = this.#byTemplate.get(safe);
     if (same) return same;
-    if (this.size >= this.#limits.maxTemplatesPerScope || this.#budget.live >= this.#budget.max) return undefined;
     return this.#settle(this.#create(safe === text ? tokens : safe.split(' ')));
   }
 
   /** A template from saved state, as it was: no merging. Returns false when a cap leaves no room. */
   restore(template: string, count: number): boolean {
     if (this.#byTemplate.has(template)) return true;
-    if (this.size >= this.#limits.maxTemplatesPerScope || this.#budget.live >= this.#budget.max) return false;
+    if (this.#full()) return false;
     this.#create(template === '' ? [] : template.split(' ')).count = count;
     return true;
+  }
+
+  #full(): boolean {
+    return this.size >= this.#limits.maxTemplatesPerScope || this.#budget.live >= this.#budget.max;
   }
 
   #create(tokens: readonly string[]): Unit {
@@ -112,7 +118,7 @@ export class ScopeStore {
       live: true,
     };
     this.#byTemplate.set(template, unit);
-    if (unit.parts.some((p) => p !== null)) push(this.#wildByLength, tokens.length, unit);
+    if (unit.parts.some((p) => p !== null)) this.#indexWild(unit, push);
     unit.keys.forEach((key) => push(this.#families, key, unit));
     this.#budget.live += 1;
     this.#hooks.changed();
@@ -122,7 +128,7 @@ export class ScopeStore {
   #retire(unit: Unit, into: Unit): void {
     unit.live = false;
     this.#byTemplate.delete(unit.result.template);
-    remove(this.#wildByLength, unit.tokens.length, unit);
+    if (unit.parts.some((p) => p !== null)) this.#indexWild(unit, remove);
     unit.keys.forEach((key) => remove(this.#families, key, unit));
     this.#budget.live -= 1;
     into.count += unit.count;
@@ -159,23 +165,35 @@ export class ScopeStore {
     return candidates.filter((m) => m.tokens.length === unit.tokens.length && sameExcept(m.tokens, unit.tokens, p));
   }
 
+  #indexWild(unit: Unit, edit: <K>(map: Map<K, Unit[]>, key: K, unit: Unit) => void): void {
+    if (unit.parts[0] === null) edit(this.#wildByHead, headKey(unit.tokens), unit);
+    else edit(this.#wildAnyHead, unit.tokens.length, unit);
+  }
+
   #bestWild(tokens: readonly string[]): Unit | undefined {
-    let best: Unit | undefined;
-    let bestExact = -1;
-    let bestLiteral = -1;
-    for (const unit of this.#wildByLength.get(tokens.length) ?? []) {
+    if (tokens.length === 0) return undefined;
+    const byHead = this.#wildByHead.get(headKey(tokens)) ?? [];
+    const anyHead = this.#wildAnyHead.get(tokens.length) ?? [];
+    return this.#best(tokens, byHead, this.#best(tokens, anyHead, undefined));
+  }
+
+  /** The most specific of `candidates` (and `best` so far) that fits the tokens. */
+  #best(tokens: readonly string[], candidates: readonly Unit[], best: Unit | undefined): Unit | undefined {
+    let bestExact = best ? exactTokens(best, tokens) : -1;
+    let bestLiteral = best ? literalTokens(best) : -1;
+    for (const unit of candidates) {
       let exact = 0;
       let literal = 0;
       let fitsAll = true;
       for (let i = 0; i < tokens.length && fitsAll; i++) {
         const token = unit.tokens[i]!;
         if (token === tokens[i]) exact++;
-        else fitsAll = fits(token, unit.parts[i]!, tokens[i]!);
+        else fitsAll = fits(token, unit.parts[i] ?? null, tokens[i]!);
         if (token !== WILDCARD) literal++;
       }
       if (!fitsAll) continue;
-      const better = exact > bestExact || (exact === bestExact && (literal > bestLiteral
-        || (literal === bestLiteral && unit.result.template < best!.result.template)));
+      const better = best === undefined || exact > bestExact || (exact === bestExact && (literal > bestLiteral
+        || (literal === bestLiteral && unit.result.template < best.result.template)));
       if (better) {
         best = unit;
         bestExact = exact;
@@ -184,6 +202,20 @@ export class ScopeStore {
     }
     return best;
   }
+}
+
+const headKey = (tokens: readonly string[]): string => `${tokens.length} ${tokens[0]}`;
+
+function exactTokens(unit: Unit, tokens: readonly string[]): number {
+  let exact = 0;
+  for (let i = 0; i < tokens.length; i++) if (unit.tokens[i] === tokens[i]) exact++;
+  return exact;
+}
+
+function literalTokens(unit: Unit): number {
+  let literal = 0;
+  for (const token of unit.tokens) if (token !== WILDCARD) literal++;
+  return literal;
 }
 
 /** Templates are kept in state and shown in reports: a secret that reached one is masked like a value. */

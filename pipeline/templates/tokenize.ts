@@ -21,12 +21,9 @@ export function tokenize(message: string, limits: TokenLimits): string[] {
   // inside a word): it is part of what was cut.
   if (cut && words.length > 0) words.pop();
   const tokens = joinQuoted(words);
-  if (tokens.length > limits.maxTokens) {
-    tokens.length = Math.max(0, limits.maxTokens - 1);
-    tokens.push(WILDCARD);
-  } else if (cut) {
-    tokens.push(WILDCARD);
-  }
+  const rest = cut || tokens.length > limits.maxTokens;
+  if (rest && tokens.length >= limits.maxTokens) tokens.length = Math.max(0, limits.maxTokens - 1);
+  if (rest) tokens.push(WILDCARD);
   return tokens;
 }
 
