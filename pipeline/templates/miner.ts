@@ -36,11 +36,12 @@
 import { MessageCache } from './message-cache.js';
 import { parseMinerState, type SavedTemplate, type TemplateMinerState } from './miner-state.js';
 import { maskTokens } from './mask.js';
-import { ScopeStore, type Budget, type MinedTemplate, type Unit } from './scope-store.js';
+import { ScopeStore, type Budget } from './scope-store.js';
 import { templateId } from './template-id.js';
 import { tokenize, WILDCARD } from './tokenize.js';
+import type { MinedTemplate, Unit } from './unit.js';
 
-export type { MinedTemplate } from './scope-store.js';
+export type { MinedTemplate } from './unit.js';
 export type { TemplateMinerState, SavedTemplate } from './miner-state.js';
 
 export interface TemplateMinerOptions {

@@ -1,13 +1,11 @@
 /**
- * The live templates of one scope and how a message finds or grows one.
+ * How one scope's templates grow.
  *
- * Finding: a message's masked tokens go to the live template of the same length that fits them with the
- * most tokens equal (ties: more literal tokens, then the smaller template text). A template with exactly
- * the message's tokens is found by one map lookup; templates with wildcards are scanned per length.
+ * Finding (template-index.ts): the live template that fits a message's masked tokens most specifically.
  *
  * Learning: tokens that no template fits become a new template; then positions are generalised by
- * evidence. The templates that differ from it at one position p only (its "family" at p, found by a
- * family key) merge into one with `<*>` at p when either
+ * evidence. The templates that differ from it at one position p only (its "family" at p) merge into one
+ * with `<*>` at p when either
  * - one of them already has a pattern at p that fits all the others' values (`(<*>)` takes `()`), or
  * - together they show at least `minDistinct` different values at p (three users, three commands).
  * The merged template is checked again, so merges cascade. Two values are not enough: `session opened`
@@ -16,24 +14,10 @@
  * position whose template would keep no word (`<*> <*>` learns nothing).
  */
 import { redact } from '../safety/redact.js';
-import { familyKeys } from './family-keys.js';
-import { fits, generalize, patternParts } from './pattern.js';
-import { templateId } from './template-id.js';
+import { fits, generalize } from './pattern.js';
+import { TemplateIndex } from './template-index.js';
 import { WILDCARD } from './tokenize.js';
-
-export interface MinedTemplate {
-  readonly id: string;
-  readonly template: string;
-}
-
-export interface Unit {
-  readonly result: MinedTemplate;
-  readonly tokens: readonly string[];
-  readonly parts: readonly (string[] | null)[];
-  readonly keys: readonly number[];
-  count: number;
-  live: boolean;
-}
+import { makeUnit, type Unit } from './unit.js';
 
 /** Live templates across all scopes, against the miner's global cap. */
 export interface Budget {
@@ -57,11 +41,7 @@ export class ScopeStore {
   readonly #limits: StoreLimits;
   readonly #budget: Budget;
   readonly #hooks: StoreHooks;
-  readonly #byTemplate = new Map<string, Unit>();
-  /** Templates with a wildcard, by length and leading token (never generalised by evidence), or by length alone when the leading token is a pattern. */
-  readonly #wildByHead = new Map<string, Unit[]>();
-  readonly #wildAnyHead = new Map<number, Unit[]>();
-  readonly #families = new Map<number, Unit[]>();
+  readonly #index = new TemplateIndex();
 
   constructor(scope: string, limits: StoreLimits, budget: Budget, hooks: StoreHooks) {
     this.#scope = scope;
@@ -70,56 +50,41 @@ export class ScopeStore {
     this.#hooks = hooks;
   }
 
-  get size(): number {
-    return this.#byTemplate.size;
-  }
-
   units(): Unit[] {
-    return [...this.#byTemplate.values()];
+    return this.#index.units();
   }
 
   /** The live template these tokens belong to, without learning. */
   find(tokens: readonly string[]): Unit | undefined {
-    return this.#byTemplate.get(tokens.join(' ')) ?? this.#bestWild(tokens) ?? this.#byTemplate.get(redactTemplate(tokens.join(' ')));
+    return this.#index.best(tokens) ?? this.#index.get(redactTemplate(tokens.join(' ')));
   }
 
   /** The template these tokens belong to after learning them, or undefined when a cap leaves no room. */
   learn(tokens: readonly string[]): Unit | undefined {
-    const text = tokens.join(' ');
-    const found = this.#byTemplate.get(text) ?? this.#bestWild(tokens);
+    const found = this.#index.best(tokens);
     // At a cap nothing new is kept, so the redactor (the costly step) is not run for a hostile stream.
     if (found || this.#full()) return found;
+    const text = tokens.join(' ');
     const safe = redactTemplate(text);
-    const same = this.#byTemplate.get(safe);
-    if (same) return same;
-    return this.#settle(this.#create(safe === text ? tokens : safe.split(' ')));
+    if (safe !== text) return this.#index.get(safe) ?? this.#settle(this.#create(safe.split(' ')));
+    return this.#settle(this.#create(tokens));
   }
 
   /** A template from saved state, as it was: no merging. Returns false when a cap leaves no room. */
   restore(template: string, count: number): boolean {
-    if (this.#byTemplate.has(template)) return true;
+    if (this.#index.get(template)) return true;
     if (this.#full()) return false;
     this.#create(template === '' ? [] : template.split(' ')).count = count;
     return true;
   }
 
   #full(): boolean {
-    return this.size >= this.#limits.maxTemplatesPerScope || this.#budget.live >= this.#budget.max;
+    return this.#index.size >= this.#limits.maxTemplatesPerScope || this.#budget.live >= this.#budget.max;
   }
 
   #create(tokens: readonly string[]): Unit {
-    const template = tokens.join(' ');
-    const unit: Unit = {
-      result: Object.freeze({ id: templateId(this.#scope, template), template }),
-      tokens,
-      parts: tokens.map(patternParts),
-      keys: familyKeys(tokens),
-      count: 0,
-      live: true,
-    };
-    this.#byTemplate.set(template, unit);
-    if (unit.parts.some((p) => p !== null)) this.#indexWild(unit, push);
-    unit.keys.forEach((key) => push(this.#families, key, unit));
+    const unit = makeUnit(this.#scope, tokens);
+    this.#index.add(unit);
     this.#budget.live += 1;
     this.#hooks.changed();
     return unit;
@@ -127,9 +92,7 @@ export class ScopeStore {
 
   #retire(unit: Unit, into: Unit): void {
     unit.live = false;
-    this.#byTemplate.delete(unit.result.template);
-    if (unit.parts.some((p) => p !== null)) this.#indexWild(unit, remove);
-    unit.keys.forEach((key) => remove(this.#families, key, unit));
+    this.#index.delete(unit);
     this.#budget.live -= 1;
     into.count += unit.count;
     this.#hooks.merged(unit, into);
@@ -146,79 +109,25 @@ export class ScopeStore {
   #mergeOnce(unit: Unit): Unit | undefined {
     for (let p = 1; p < unit.tokens.length; p++) {
       if (unit.tokens[p] === WILDCARD || !keepsAWord(unit.tokens, p)) continue;
-      const family = this.#family(unit, p);
+      const family = this.#index.family(unit, p);
       if (family.length < 2) continue;
       const cover = family.find((m) => m.parts[p] && family.every((o) => fits(m.tokens[p]!, m.parts[p]!, o.tokens[p]!)));
       if (!cover && family.length < this.#limits.minDistinct) continue;
       const tokens = unit.tokens.slice();
       tokens[p] = cover ? cover.tokens[p]! : generalize(family.map((m) => m.tokens[p]!));
-      const target = this.#byTemplate.get(tokens.join(' ')) ?? this.#create(tokens);
+      // A merge makes room for itself: the cap is not checked for its target.
+      const target = this.#index.get(tokens.join(' ')) ?? this.#create(tokens);
       for (const member of family) if (member !== target) this.#retire(member, target);
       return target;
     }
     return undefined;
   }
-
-  /** Live templates equal to `unit` everywhere but at p (the unit included), in a stable order. */
-  #family(unit: Unit, p: number): Unit[] {
-    const candidates = this.#families.get(unit.keys[p]!) ?? [];
-    return candidates.filter((m) => m.tokens.length === unit.tokens.length && sameExcept(m.tokens, unit.tokens, p));
-  }
-
-  #indexWild(unit: Unit, edit: <K>(map: Map<K, Unit[]>, key: K, unit: Unit) => void): void {
-    if (unit.parts[0] === null) edit(this.#wildByHead, headKey(unit.tokens), unit);
-    else edit(this.#wildAnyHead, unit.tokens.length, unit);
-  }
-
-  #bestWild(tokens: readonly string[]): Unit | undefined {
-    if (tokens.length === 0) return undefined;
-    const byHead = this.#wildByHead.get(headKey(tokens)) ?? [];
-    const anyHead = this.#wildAnyHead.get(tokens.length) ?? [];
-    return this.#best(tokens, byHead, this.#best(tokens, anyHead, undefined));
-  }
-
-  /** The most specific of `candidates` (and `best` so far) that fits the tokens. */
-  #best(tokens: readonly string[], candidates: readonly Unit[], best: Unit | undefined): Unit | undefined {
-    let bestExact = best ? exactTokens(best, tokens) : -1;
-    let bestLiteral = best ? literalTokens(best) : -1;
-    for (const unit of candidates) {
-      let exact = 0;
-      let literal = 0;
-      let fitsAll = true;
-      for (let i = 0; i < tokens.length && fitsAll; i++) {
-        const token = unit.tokens[i]!;
-        if (token === tokens[i]) exact++;
-        else fitsAll = fits(token, unit.parts[i] ?? null, tokens[i]!);
-        if (token !== WILDCARD) literal++;
-      }
-      if (!fitsAll) continue;
-      const better = best === undefined || exact > bestExact || (exact === bestExact && (literal > bestLiteral
-        || (literal === bestLiteral && unit.result.template < best.result.template)));
-      if (better) {
-        best = unit;
-        bestExact = exact;
-        bestLiteral = literal;
-      }
-    }
-    return best;
-  }
 }
 
-const headKey = (tokens: readonly string[]): string => `${tokens.length} ${tokens[0]}`;
-
-function exactTokens(unit: Unit, tokens: readonly string[]): number {
-  let exact = 0;
-  for (let i = 0; i < tokens.length; i++) if (unit.tokens[i] === tokens[i]) exact++;
-  return exact;
-}
-
-function literalTokens(unit: Unit): number {
-  let literal = 0;
-  for (const token of unit.tokens) if (token !== WILDCARD) literal++;
-  return literal;
-}
-
-/** Templates are kept in state and shown in reports: a secret that reached one is masked like a value. */
+/**
+ * Templates are kept in state and shown in reports: a secret that reached one (callers should have
+ * redacted it) is replaced by the redactor's marker, and the template is known by that text.
+ */
 function redactTemplate(template: string): string {
   const safe = redact(template);
   return safe === template ? template : safe.split(/\s+/).filter((t) => t !== '').join(' ');
@@ -228,23 +137,4 @@ function redactTemplate(template: string): string {
 function keepsAWord(tokens: readonly string[], p: number): boolean {
   for (let i = 0; i < tokens.length; i++) if (i !== p && tokens[i] !== WILDCARD && /[A-Za-z]/.test(tokens[i]!)) return true;
   return false;
-}
-
-function sameExcept(a: readonly string[], b: readonly string[], p: number): boolean {
-  for (let i = 0; i < a.length; i++) if (i !== p && a[i] !== b[i]) return false;
-  return true;
-}
-
-function push<K>(map: Map<K, Unit[]>, key: K, unit: Unit): void {
-  const list = map.get(key);
-  if (list) list.push(unit);
-  else map.set(key, [unit]);
-}
-
-function remove<K>(map: Map<K, Unit[]>, key: K, unit: Unit): void {
-  const list = map.get(key);
-  if (!list) return;
-  const i = list.indexOf(unit);
-  if (i >= 0) list.splice(i, 1);
-  if (list.length === 0) map.delete(key);
 }
