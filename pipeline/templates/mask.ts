@@ -11,7 +11,8 @@
  *   or sixteen or more with both letters and digits;
  * - paths and URLs: `/etc/x`, `~/x`, `./x`, `C:\x`, `a/b/c`, `src/x.ts`, `https://…`;
  * - the content of a quoted string: `'foo'`, `"View Lock"`.
- * A weekday or month name next to a number is part of a date (`Fri Jun 17 07:07:00 2005`).
+ * A weekday or month name next to a number is part of a date (`Fri Jun 17 07:07:00 2005`), and values
+ * in a row are one value (`IRQs 3 4 5` and `IRQs 3 4 5 7` share `IRQs <*>`).
  * Everything else stays literal; whether a literal word is a variable is learnt by the miner from the
  * values it sees at that position.
  */
@@ -22,7 +23,8 @@ export function maskTokens(raw: readonly string[]): string[] {
   for (let i = 0; i < raw.length; i++) {
     if (masked[i] !== WILDCARD && isDateWord(raw[i]!) && nearDate(raw, i)) masked[i] = WILDCARD;
   }
-  return masked;
+  // Values in a row are one value of varying length (`IRQs 3 4 5 7`, `at Fri Jun 17 07:07:00 2005`).
+  return masked.filter((t, i) => !(t === WILDCARD && masked[i - 1] === WILDCARD));
 }
 
 /** Plain words (the common case) skip the piece split. */
