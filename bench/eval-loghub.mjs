@@ -1,6 +1,8 @@
 // Loghub-2k for `npm run eval`: the `Content` column of each system's structured CSV, its true group
 // (`EventId` of the original Loghub-2k, the grouping every published GA is measured on) and its true
-// template for PA (the ICSE'22 corrected templates, Khan et al.). See /work/shared/data/SOURCES.md.
+// template for PA (the ICSE'22 corrected template, Khan et al.). The corrected templates also group the
+// lines (as Loghub-2.0's evaluator does: by template text), which regroups Linux, Android and OpenSSH:
+// that grouping is `correctedGroup`. See ../shared/data/SOURCES.md.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -9,7 +11,7 @@ export const LOGHUB_SYSTEMS = ['Android', 'Apache', 'BGL', 'HDFS', 'HPC', 'Hadoo
 /**
  * The 12 systems, or `{ skipped }` when the data folder is absent.
  * @param {string} dataRoot the shared data folder (`../shared/data` from the repo root)
- * @returns {{ systems: { name: string, lines: { content: string, group: string, template: string }[], unmapped: number }[] } | { skipped: string }}
+ * @returns {{ systems: { name: string, lines: { content: string, group: string, correctedGroup: string, template: string }[], unmapped: number }[] } | { skipped: string }}
  */
 export function loadLoghub(dataRoot) {
   const original = join(dataRoot, 'loghub-2k');
@@ -27,10 +29,19 @@ function loadSystem(dataRoot, name, file) {
   const rows = readCsv(file);
   const corrected = join(dataRoot, 'loghub-2k-corrected-icse22', name);
   const perLine = join(corrected, `${name}_2k.log_structured_corrected.csv`);
-  const { templates, unmapped } = existsSync(perLine)
-    ? { templates: readCsv(perLine).map((row) => row.EventTemplate), unmapped: 0 }
+  const fixed = existsSync(perLine) ? readCsv(perLine) : null;
+  if (fixed && (fixed.length !== rows.length || fixed.some((row, i) => row.LineId !== rows[i].LineId))) {
+    throw new Error(`${perLine} does not have the lines of ${file}, in the same order`);
+  }
+  const { templates, unmapped } = fixed
+    ? { templates: fixed.map((row) => row.EventTemplate), unmapped: 0 }
     : correctedByGroup(rows, join(corrected, `${name}_2k.log_templates_corrected.csv`));
-  const lines = rows.map((row, i) => ({ content: row.Content, group: row.EventId, template: templates[i] }));
+  const lines = rows.map((row, i) => ({
+    content: row.Content,
+    group: row.EventId,
+    correctedGroup: templates[i],
+    template: templates[i],
+  }));
   return { name, lines, unmapped };
 }
 

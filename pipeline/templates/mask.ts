@@ -7,8 +7,8 @@
  * - a number joined to a word by punctuation: `blk_123`, `node-12`, `attempt_1_m_2` (but not `ssh2`,
  *   `e1000`, `TS2307`, `log4j`, where digits are part of the name);
  * - hexadecimal: `0x1f`, or six or more hex digits with a digit among them (`9f4ef63`);
- * - random-looking ids: eight or more characters with three separate runs of digits (`jA9J1UvC004306`),
- *   or sixteen or more with both letters and digits;
+ * - random-looking ids: eight or more characters that switch between letters and digits three times
+ *   (`jA9JBVPb007417`), or sixteen or more with both;
  * - paths and URLs: `/etc/x`, `~/x`, `./x`, `C:\x`, `a/b/c`, `src/x.ts`, `https://…`;
  * - the content of a quoted string: `'foo'`, `"View Lock"`.
  * A weekday or month name next to a number is part of a date (`Fri Jun 17 07:07:00 2005`), and values
@@ -96,10 +96,21 @@ export function isVariable(piece: string): boolean {
   return isRandomId(core);
 }
 
+/**
+ * Letters and digits (the caller saw a digit) mixed the way generated ids mix them: long, or switching
+ * between letters and digits three times or more (`jA9JBVPb007417`); a name with a number in it
+ * switches once or twice (`e1000`, `utf8mb4`, `sha256sum`).
+ */
 function isRandomId(core: string): boolean {
-  if (core.length >= 16 && /[A-Za-z]/.test(core)) return true;
-  return core.length >= 8 && (core.match(/\d+/g)?.length ?? 0) >= 3 && /[A-Za-z]/.test(core);
+  if (!/[A-Za-z]/.test(core)) return false;
+  if (core.length >= 16) return true;
+  if (core.length < 8) return false;
+  let switches = 0;
+  for (let i = 1; i < core.length; i++) if (isDigit(core.charCodeAt(i)) !== isDigit(core.charCodeAt(i - 1))) switches++;
+  return switches >= 3;
 }
+
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 
 const FILE_EXTENSION = /\.[A-Za-z0-9]{1,8}$/;
 

@@ -7,7 +7,7 @@
  * miner.add('Bash/command_not_found', 'bash: pytest: command not found');   // learns → { id, template }
  * miner.match('Bash/command_not_found', 'bash: ruff: command not found');    // does not learn → { id, template } | null
  * miner.merged();   // Map: old id → id it merged into, for templates that generalised since construction
- * miner.toState();  // { version: 1, scopes: { [scope]: [{ id, template, count }] } } → JSON
+ * miner.toState();  // { version: 1, scopes: { [scope]: [{ id, template, count, learned? }] } } → JSON
  * ```
  *
  * - **Scope**: templates never cross scopes (the pipeline passes tool family + error category). The
@@ -15,11 +15,13 @@
  * - **Ids**: `t-` + 12 hex digits of sha256(scope, template): the same template has the same id on any
  *   machine, before and after `toState` / load.
  * - **Learning** (`add`): masking (mask.ts) turns values recognisable by their form into `<*>`; a message
- *   no template fits becomes a template; positions become `<*>` when templates that differ only there
- *   show `minDistinct` (3) different values (scope-store.ts). Merging is how a template generalises:
- *   the merged templates' ids are reported by `merged()`, so counts and rules keyed by an old id can
- *   follow. A message's template changes only by such a merge (or, rarely, when a more specific
- *   template that fits it appears). `add` returns the message's template at that moment.
+ *   no template fits becomes a template; a position becomes `<*>` when templates that differ only there
+ *   show `minDistinct` (3) different words, or a word next to values (scope-store.ts). Such a learnt
+ *   `<*>` takes any word; one that masking made takes only masked values (`<*> failed` from `42 failed`
+ *   does not take `disk failed`). Merging is how a template generalises: the ids of the templates that
+ *   merged are reported by `merged()`, so counts and rules keyed by an old id can follow. A message's
+ *   template changes only by such a merge (or, rarely, when a more specific template that fits it
+ *   appears). `add` returns the message's template at that moment.
  * - **Matching** (`match`): the live template that fits the message with the most equal tokens, or null.
  *   It changes nothing (the exact-message cache aside, which never changes an answer).
  * - **Bounds** (log text is attacker-controlled): messages are cut to `maxMessageLength` characters and
@@ -132,7 +134,10 @@ export class TemplateMiner {
 
   toState(): TemplateMinerState {
     const scopes: Record<string, SavedTemplate[]> = {};
-    for (const t of this.templates()) (scopes[t.scope] ??= []).push({ id: t.id, template: t.template, count: t.count });
+    for (const scope of [...this.#scopes.keys()].sort()) {
+      const units = this.#scopes.get(scope)!.units().sort((a, b) => compare(a.result.template, b.result.template));
+      if (units.length > 0) scopes[scope] = units.map(saved);
+    }
     return { version: 1, scopes };
   }
 
@@ -165,13 +170,19 @@ export class TemplateMiner {
     for (const scope of Object.keys(state.scopes).sort()) {
       const saved = [...state.scopes[scope]!].sort((a, b) => b.count - a.count || compare(a.template, b.template));
       const store = this.#store(scope);
-      for (const t of saved) if (!store.restore(t.template, t.count)) break;
+      for (const t of saved) if (!store.restore(t.template, t.count, t.learned ?? [])) break;
     }
     this.#cache.clear();
   }
 }
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+function saved(unit: Unit): SavedTemplate {
+  const learned = unit.learned.flatMap((l, i) => (l ? [i] : []));
+  const { id, template } = unit.result;
+  return learned.length > 0 ? { id, template, count: unit.count, learned } : { id, template, count: unit.count };
+}
 
 /** Past a cap, a message that fits no template is counted under its scope's catch-all `<*>`. */
 function catchAll(scope: string): MinedTemplate {

@@ -5,16 +5,16 @@
  *
  * Learning: tokens that no template fits become a new template; then positions are generalised by
  * evidence. The templates that differ from it at one position p only (its "family" at p) merge into one
- * with `<*>` at p when either
- * - one of them already has a pattern at p that fits all the others' values (`(<*>)` takes `()`), or
- * - together they show at least `minDistinct` different values at p (three users, three commands).
+ * with `<*>` at p (or the pattern that keeps what their values share: `user=<*>`, `(<*>)`) when either
+ * - together they show at least `minDistinct` different words at p (three users, three commands), or
+ * - one of them already holds values there (a pattern) and another a word (`()` next to `(<*>)`).
  * The merged template is checked again, so merges cascade. Two values are not enough: `session opened`
  * and `session closed`, `Failed password` and `Accepted password` are different events. Never merged:
  * the leading token (it names the program or the error class: `bash:`, `fatal:`, `KeyError:`), and a
  * position whose template would keep no word (`<*> <*>` learns nothing).
  */
 import { redact } from '../safety/redact.js';
-import { fits, generalize } from './pattern.js';
+import { generalize } from './pattern.js';
 import { TemplateIndex } from './template-index.js';
 import { WILDCARD } from './tokenize.js';
 import { makeUnit, type Unit } from './unit.js';
@@ -71,10 +71,11 @@ export class ScopeStore {
   }
 
   /** A template from saved state, as it was: no merging. Returns false when a cap leaves no room. */
-  restore(template: string, count: number): boolean {
+  restore(template: string, count: number, learned: readonly number[]): boolean {
     if (this.#index.get(template)) return true;
     if (this.#full()) return false;
-    this.#create(template === '' ? [] : template.split(' ')).count = count;
+    const tokens = template === '' ? [] : template.split(' ');
+    this.#create(tokens, tokens.map((_, i) => learned.includes(i))).count = count;
     return true;
   }
 
@@ -82,8 +83,8 @@ export class ScopeStore {
     return this.#index.size >= this.#limits.maxTemplatesPerScope || this.#budget.live >= this.#budget.max;
   }
 
-  #create(tokens: readonly string[]): Unit {
-    const unit = makeUnit(this.#scope, tokens);
+  #create(tokens: readonly string[], learned?: boolean[]): Unit {
+    const unit = makeUnit(this.#scope, tokens, learned);
     this.#index.add(unit);
     this.#budget.live += 1;
     this.#hooks.changed();
@@ -111,12 +112,13 @@ export class ScopeStore {
       if (unit.tokens[p] === WILDCARD || !keepsAWord(unit.tokens, p)) continue;
       const family = this.#index.family(unit, p);
       if (family.length < 2) continue;
-      const cover = family.find((m) => m.parts[p] && family.every((o) => fits(m.tokens[p]!, m.parts[p]!, o.tokens[p]!)));
-      if (!cover && family.length < this.#limits.minDistinct) continue;
+      if (evidence(family, p, this.#limits.minDistinct) < this.#limits.minDistinct) continue;
       const tokens = unit.tokens.slice();
-      tokens[p] = cover ? cover.tokens[p]! : generalize(family.map((m) => m.tokens[p]!));
+      tokens[p] = generalize(family.map((m) => m.tokens[p]!));
       // A merge makes room for itself: the cap is not checked for its target.
-      const target = this.#index.get(tokens.join(' ')) ?? this.#create(tokens);
+      const learned = unit.tokens.map((_, i) => i === p || family.some((m) => m.learned[i]!));
+      const target = this.#index.get(tokens.join(' ')) ?? this.#create(tokens, learned);
+      target.learned[p] = true;
       for (const member of family) if (member !== target) this.#retire(member, target);
       return target;
     }
@@ -131,6 +133,18 @@ export class ScopeStore {
 function redactTemplate(template: string): string {
   const safe = redact(template);
   return safe === template ? template : safe.split(/\s+/).filter((t) => t !== '').join(' ');
+}
+
+/**
+ * How strongly a family says that position p holds a value: one per distinct literal there, and
+ * `minDistinct - 1` for a member with a pattern there (masking or an earlier merge already saw values
+ * at p), so a literal next to a pattern is enough (`ns.example.com` where addresses were seen, `()`
+ * where `(<*>)` was) while literals alone need `minDistinct` of them.
+ */
+function evidence(family: readonly Unit[], p: number, minDistinct: number): number {
+  let total = 0;
+  for (const member of family) total += member.parts[p] ? minDistinct - 1 : 1;
+  return total;
 }
 
 /** Whether some other position keeps a word (a token with a letter that is not just `<*>`). */

@@ -5,13 +5,12 @@
  *   a message only needs the templates that start like it), or by length alone when the leading token
  *   is itself a pattern;
  * - by family key per position (family-keys.ts), for the templates that differ from one at p only.
- * `best` picks, among the templates that fit a message, the one with the most tokens equal to it, then
+ * `best` picks, among the templates that admit a message (unit.ts), the one with the most tokens equal to it, then
  * the most literal tokens, then the smallest text: a pure function of the live set, so an answer does
  * not depend on when a template appeared, and a miner rebuilt from state answers the same.
  */
-import { fits } from './pattern.js';
 import { WILDCARD } from './tokenize.js';
-import type { Unit } from './unit.js';
+import { admits, type Unit } from './unit.js';
 
 export class TemplateIndex {
   readonly #byTemplate = new Map<string, Unit>();
@@ -86,9 +85,8 @@ function pick(tokens: readonly string[], candidates: readonly Unit[], best: Unit
 function fitAll(unit: Unit, tokens: readonly string[]): number {
   let exact = 0;
   for (let i = 0; i < tokens.length; i++) {
-    const token = unit.tokens[i]!;
-    if (token === tokens[i]) exact++;
-    else if (!fits(token, unit.parts[i] ?? null, tokens[i]!)) return -1;
+    if (unit.tokens[i] === tokens[i]) exact++;
+    else if (!admits(unit, i, tokens[i]!)) return -1;
   }
   return exact;
 }

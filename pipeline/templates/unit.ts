@@ -1,6 +1,7 @@
 import { familyKeys } from './family-keys.js';
-import { patternParts } from './pattern.js';
+import { fits, patternParts } from './pattern.js';
 import { templateId } from './template-id.js';
+import { WILDCARD } from './tokenize.js';
 
 /** What the miner answers for a message: its template and the template's id. */
 export interface MinedTemplate {
@@ -16,11 +17,17 @@ export interface Unit {
   readonly parts: readonly (string[] | null)[];
   /** Per position, the family key (family-keys.ts). */
   readonly keys: readonly number[];
+  /**
+   * Per position, whether the miner generalised it from evidence. There a pattern fits any value; a
+   * pattern that masking made (`<*>` for a number, `(<*>)`) fits only values masked too, so that
+   * `<*> failed` learnt from `42 failed` does not take `disk failed`.
+   */
+  readonly learned: boolean[];
   count: number;
   live: boolean;
 }
 
-export function makeUnit(scope: string, tokens: readonly string[]): Unit {
+export function makeUnit(scope: string, tokens: readonly string[], learned: boolean[] = tokens.map(() => false)): Unit {
   const template = tokens.join(' ');
   return {
     // Frozen and reused: a cache hit returns it without allocating.
@@ -28,7 +35,16 @@ export function makeUnit(scope: string, tokens: readonly string[]): Unit {
     tokens,
     parts: tokens.map(patternParts),
     keys: familyKeys(tokens),
+    learned,
     count: 0,
     live: true,
   };
+}
+
+/** Whether the unit's token at i admits this (masked) token. */
+export function admits(unit: Unit, i: number, token: string): boolean {
+  const own = unit.tokens[i]!;
+  if (own === token) return true;
+  const parts = unit.parts[i];
+  return parts !== null && parts !== undefined && (unit.learned[i]! || token.includes(WILDCARD)) && fits(own, parts, token);
 }

@@ -38,7 +38,7 @@ describe('the Loghub loader', () => {
     expect(loadLoghub(join(tmp, 'nothing'))).toEqual({ skipped: `no Loghub-2k data at ${join(tmp, 'nothing', 'loghub-2k')}` });
   });
 
-  it('takes groups from the original file and, for PA, the corrected template that fits each group', () => {
+  it('takes groups from the original file and, for PA and the corrected grouping, the corrected template that fits each group', () => {
     const root = join(tmp, 'data');
     for (const name of LOGHUB_SYSTEMS as string[]) {
       const dir = join(root, 'loghub-2k', name);
@@ -57,9 +57,9 @@ describe('the Loghub loader', () => {
     const loaded = loadLoghub(root);
     expect(loaded.systems).toHaveLength(12);
     expect(loaded.systems[0].lines).toEqual([
-      { content: 'Served block blk_1 to 10.0.0.1', group: 'E1', template: 'Served block <*> to <*>' },
-      { content: 'Served block blk_2 to 10.0.0.2', group: 'E1', template: 'Served block <*> to <*>' },
-      { content: 'Deleting block, size 3', group: 'E2', template: 'Deleting block, size <*>' },
+      { content: 'Served block blk_1 to 10.0.0.1', group: 'E1', correctedGroup: 'Served block <*> to <*>', template: 'Served block <*> to <*>' },
+      { content: 'Served block blk_2 to 10.0.0.2', group: 'E1', correctedGroup: 'Served block <*> to <*>', template: 'Served block <*> to <*>' },
+      { content: 'Deleting block, size 3', group: 'E2', correctedGroup: 'Deleting block, size <*>', template: 'Deleting block, size <*>' },
     ]);
     expect(loaded.systems[0].unmapped).toBe(0);
   });

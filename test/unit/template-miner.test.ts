@@ -79,6 +79,22 @@ describe('templates of real-shaped agent errors', () => {
     ]);
   });
 
+  it('lets a <*> that masking made take only masked values, and a word next to values join them by a merge', () => {
+    // A number's <*> is no evidence that a word there varies: `12...` does not take `loading...`.
+    expect(learnAll(['12...', 'loading...']).templates).toEqual(['<*>...', 'loading...']);
+    expect(learnAll(['4 failed', 'disk failed']).templates).toEqual(['<*> failed', 'disk failed']);
+    // Past the leading token, a word where values were seen is a value too. The template keeps its
+    // text and id (nothing to report as merged) and from now on takes any word there.
+    const miner = new TemplateMiner();
+    const number = miner.add(SCOPE, 'reverse mapping for 10.0.0.1 failed');
+    const name = miner.add(SCOPE, 'reverse mapping for ns.example.com failed');
+    expect(name).toEqual(number);
+    expect(name.template).toBe('reverse mapping for <*> failed');
+    expect(miner.merged().size).toBe(0);
+    expect(miner.toState().scopes[SCOPE]).toEqual([{ id: name.id, template: name.template, count: 2, learned: [3] }]);
+    expect(miner.match(SCOPE, 'reverse mapping for localhost failed')).toEqual(name);
+  });
+
   it('gives a position that holds a value by its form the pattern that keeps its key', () => {
     const { templates } = learnAll(['login failed user=root from <*>', 'login failed user=admin from <*>', 'login failed user=guest from <*>']);
     expect(new Set(templates)).toEqual(new Set(['login failed user=<*> from <*>']));
@@ -120,7 +136,7 @@ describe('the miner API', () => {
     expect(state).toEqual({
       version: 1,
       scopes: {
-        'Bash\u0000command_not_found': [{ id: templateId(SCOPE, 'bash: <*>: command not found'), template: 'bash: <*>: command not found', count: 3 }],
+        'Bash\u0000command_not_found': [{ id: templateId(SCOPE, 'bash: <*>: command not found'), template: 'bash: <*>: command not found', count: 3, learned: [1] }],
         'Git\u0000git_error': [{ id: templateId('Git\u0000git_error', "fatal: Unable to create '<*>': File exists."), template: "fatal: Unable to create '<*>': File exists.", count: 1 }],
       },
     });
