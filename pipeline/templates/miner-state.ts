@@ -10,8 +10,6 @@ export interface SavedTemplate {
   readonly id: string;
   readonly template: string;
   readonly count: number;
-  /** Positions (0-based tokens) the miner generalised from evidence, where `<*>` takes any word; omitted when none. */
-  readonly learned?: readonly number[];
 }
 
 export interface TemplateMinerState {
@@ -47,12 +45,7 @@ function parseEntry(scope: string, entry: unknown, i: number): SavedTemplate {
   if (!TEMPLATE_ID.test(entry.id) || entry.id !== templateId(scope, entry.template)) {
     throw errors.state(WHERE, `${at}: id ${truncate(entry.id)} is not the id of its template (t- and 12 hex digits of its hash)`, FIX);
   }
-  const learned = entry.learned ?? [];
-  const tokens = entry.template === '' ? 0 : entry.template.split(' ').length;
-  if (!Array.isArray(learned) || !learned.every((i) => Number.isSafeInteger(i) && i >= 0 && i < tokens)) {
-    throw errors.state(WHERE, `${at}: "learned" must list positions of its template's tokens (0 to ${tokens - 1}), found ${truncate(learned)}`, FIX);
-  }
-  return learned.length > 0 ? { id: entry.id, template: entry.template, count, learned: [...learned].sort((a, b) => a - b) } : { id: entry.id, template: entry.template, count };
+  return { id: entry.id, template: entry.template, count };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

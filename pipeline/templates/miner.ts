@@ -7,7 +7,7 @@
  * miner.add('Bash/command_not_found', 'bash: pytest: command not found');   // learns → { id, template }
  * miner.match('Bash/command_not_found', 'bash: ruff: command not found');    // does not learn → { id, template } | null
  * miner.merged();   // Map: old id → id it merged into, for templates that generalised since construction
- * miner.toState();  // { version: 1, scopes: { [scope]: [{ id, template, count, learned? }] } } → JSON
+ * miner.toState();  // { version: 1, scopes: { [scope]: [{ id, template, count }] } } → JSON
  * ```
  *
  * - **Scope**: templates never cross scopes (the pipeline passes tool family + error category). The
@@ -16,9 +16,9 @@
  *   machine, before and after `toState` / load.
  * - **Learning** (`add`): masking (mask.ts) turns values recognisable by their form into `<*>`; a message
  *   no template fits becomes a template; a position becomes `<*>` when templates that differ only there
- *   show `minDistinct` (3) different words, or a word next to values (scope-store.ts). Such a learnt
- *   `<*>` takes any word; one that masking made takes only masked values (`<*> failed` from `42 failed`
- *   does not take `disk failed`). Merging is how a template generalises: the ids of the templates that
+ *   show `minDistinct` (3) different words, or a word next to values (scope-store.ts). A `<*>` takes
+ *   any masked value, and a word only where one could have been learnt (past the leading token, in a
+ *   template that keeps a word): `<*> failed` from `42 failed` does not take `disk failed`. Merging is how a template generalises: the ids of the templates that
  *   merged are reported by `merged()`, so counts and rules keyed by an old id can follow. A message's
  *   template changes only by such a merge (or, rarely, when a more specific template that fits it
  *   appears). `add` returns the message's template at that moment.
@@ -97,7 +97,10 @@ export class TemplateMiner {
       hit.count += 1;
       return hit.result;
     }
-    const unit = this.#store(scope).learn(this.#tokens(message));
+    // Past the overall cap a new scope could never keep a template: none is made for it, so a stream of
+    // invented scopes costs nothing.
+    const store = this.#scopes.get(scope) ?? (this.#budget.live < this.#budget.max ? this.#store(scope) : undefined);
+    const unit = store?.learn(this.#tokens(message));
     if (!unit) return catchAll(scope);
     unit.count += 1;
     if (message.length <= this.#options.maxMessageLength) this.#cache.set(scope, message, unit);
@@ -170,7 +173,7 @@ export class TemplateMiner {
     for (const scope of Object.keys(state.scopes).sort()) {
       const saved = [...state.scopes[scope]!].sort((a, b) => b.count - a.count || compare(a.template, b.template));
       const store = this.#store(scope);
-      for (const t of saved) if (!store.restore(t.template, t.count, t.learned ?? [])) break;
+      for (const t of saved) if (!store.restore(t.template, t.count)) break;
     }
     this.#cache.clear();
   }
@@ -179,9 +182,7 @@ export class TemplateMiner {
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 function saved(unit: Unit): SavedTemplate {
-  const learned = unit.learned.flatMap((l, i) => (l ? [i] : []));
-  const { id, template } = unit.result;
-  return learned.length > 0 ? { id, template, count: unit.count, learned } : { id, template, count: unit.count };
+  return { id: unit.result.id, template: unit.result.template, count: unit.count };
 }
 
 /** Past a cap, a message that fits no template is counted under its scope's catch-all `<*>`. */

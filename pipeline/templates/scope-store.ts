@@ -16,8 +16,7 @@
 import { redact } from '../safety/redact.js';
 import { generalize } from './pattern.js';
 import { TemplateIndex } from './template-index.js';
-import { WILDCARD } from './tokenize.js';
-import { makeUnit, type Unit } from './unit.js';
+import { keepsAWord, makeUnit, type Unit } from './unit.js';
 
 /** Live templates across all scopes, against the miner's global cap. */
 export interface Budget {
@@ -71,11 +70,10 @@ export class ScopeStore {
   }
 
   /** A template from saved state, as it was: no merging. Returns false when a cap leaves no room. */
-  restore(template: string, count: number, learned: readonly number[]): boolean {
+  restore(template: string, count: number): boolean {
     if (this.#index.get(template)) return true;
     if (this.#full()) return false;
-    const tokens = template === '' ? [] : template.split(' ');
-    this.#create(tokens, tokens.map((_, i) => learned.includes(i))).count = count;
+    this.#create(template === '' ? [] : template.split(' ')).count = count;
     return true;
   }
 
@@ -83,8 +81,8 @@ export class ScopeStore {
     return this.#index.size >= this.#limits.maxTemplatesPerScope || this.#budget.live >= this.#budget.max;
   }
 
-  #create(tokens: readonly string[], learned?: boolean[]): Unit {
-    const unit = makeUnit(this.#scope, tokens, learned);
+  #create(tokens: readonly string[]): Unit {
+    const unit = makeUnit(this.#scope, tokens);
     this.#index.add(unit);
     this.#budget.live += 1;
     this.#hooks.changed();
@@ -109,16 +107,14 @@ export class ScopeStore {
 
   #mergeOnce(unit: Unit): Unit | undefined {
     for (let p = 1; p < unit.tokens.length; p++) {
-      if (unit.tokens[p] === WILDCARD || !keepsAWord(unit.tokens, p)) continue;
+      if (!keepsAWord(unit.tokens, p)) continue;
       const family = this.#index.family(unit, p);
       if (family.length < 2) continue;
       if (evidence(family, p, this.#limits.minDistinct) < this.#limits.minDistinct) continue;
       const tokens = unit.tokens.slice();
       tokens[p] = generalize(family.map((m) => m.tokens[p]!));
       // A merge makes room for itself: the cap is not checked for its target.
-      const learned = unit.tokens.map((_, i) => i === p || family.some((m) => m.learned[i]!));
-      const target = this.#index.get(tokens.join(' ')) ?? this.#create(tokens, learned);
-      target.learned[p] = true;
+      const target = this.#index.get(tokens.join(' ')) ?? this.#create(tokens);
       for (const member of family) if (member !== target) this.#retire(member, target);
       return target;
     }
@@ -145,10 +141,4 @@ function evidence(family: readonly Unit[], p: number, minDistinct: number): numb
   let total = 0;
   for (const member of family) total += member.parts[p] ? minDistinct - 1 : 1;
   return total;
-}
-
-/** Whether some other position keeps a word (a token with a letter that is not just `<*>`). */
-function keepsAWord(tokens: readonly string[], p: number): boolean {
-  for (let i = 0; i < tokens.length; i++) if (i !== p && tokens[i] !== WILDCARD && /[A-Za-z]/.test(tokens[i]!)) return true;
-  return false;
 }

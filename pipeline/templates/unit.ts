@@ -17,17 +17,11 @@ export interface Unit {
   readonly parts: readonly (string[] | null)[];
   /** Per position, the family key (family-keys.ts). */
   readonly keys: readonly number[];
-  /**
-   * Per position, whether the miner generalised it from evidence. There a pattern fits any value; a
-   * pattern that masking made (`<*>` for a number, `(<*>)`) fits only values masked too, so that
-   * `<*> failed` learnt from `42 failed` does not take `disk failed`.
-   */
-  readonly learned: boolean[];
   count: number;
   live: boolean;
 }
 
-export function makeUnit(scope: string, tokens: readonly string[], learned: boolean[] = tokens.map(() => false)): Unit {
+export function makeUnit(scope: string, tokens: readonly string[]): Unit {
   const template = tokens.join(' ');
   return {
     // Frozen and reused: a cache hit returns it without allocating.
@@ -35,16 +29,28 @@ export function makeUnit(scope: string, tokens: readonly string[], learned: bool
     tokens,
     parts: tokens.map(patternParts),
     keys: familyKeys(tokens),
-    learned,
     count: 0,
     live: true,
   };
 }
 
-/** Whether the unit's token at i admits this (masked) token. */
+/**
+ * Whether the unit's token at i admits this (masked) token. A pattern takes a masked value anywhere,
+ * but a word only where the miner could have learnt that words vary: past the leading token, in a
+ * template that keeps a word elsewhere (scope-store.ts). So `<*>...` made from `12...` does not take
+ * `loading...`, nor `<*> failed` take `disk failed`, while `rhost=<*> user=<*>` takes
+ * `rhost=ns.example.com user=root`.
+ */
 export function admits(unit: Unit, i: number, token: string): boolean {
   const own = unit.tokens[i]!;
   if (own === token) return true;
   const parts = unit.parts[i];
-  return parts !== null && parts !== undefined && (unit.learned[i]! || token.includes(WILDCARD)) && fits(own, parts, token);
+  if (!parts || !fits(own, parts, token)) return false;
+  return token.includes(WILDCARD) || (i > 0 && keepsAWord(unit.tokens, i));
+}
+
+/** Whether some other position keeps a word (a token with a letter that is not just `<*>`). */
+export function keepsAWord(tokens: readonly string[], p: number): boolean {
+  for (let i = 0; i < tokens.length; i++) if (i !== p && tokens[i] !== WILDCARD && /[A-Za-z]/.test(tokens[i]!)) return true;
+  return false;
 }

@@ -132,6 +132,8 @@ describe('template miner properties', () => {
           expect(t.template.split(' ').length).toBeLessThanOrEqual(options.maxTokens);
         }
         expect(miner.merged().size).toBeLessThanOrEqual(4 * options.maxTemplates);
+        // A scope that could keep nothing is not even remembered.
+        expect(Object.keys(miner.toState().scopes).length).toBeLessThanOrEqual(options.maxTemplates);
         // Every message still gets an answer: its template, or its scope's catch-all.
         for (const [scope, text] of pairs) expect(miner.add(scope, text).id).toMatch(/^t-[0-9a-f]{12}$/);
       }),

@@ -79,20 +79,19 @@ describe('templates of real-shaped agent errors', () => {
     ]);
   });
 
-  it('lets a <*> that masking made take only masked values, and a word next to values join them by a merge', () => {
-    // A number's <*> is no evidence that a word there varies: `12...` does not take `loading...`.
+  it('lets a <*> take a word only where a word could vary: past the leading token, next to a kept word', () => {
+    // `12...` does not take `loading...`, nor `4 failed` `disk failed`: the leading token names the event.
     expect(learnAll(['12...', 'loading...']).templates).toEqual(['<*>...', 'loading...']);
     expect(learnAll(['4 failed', 'disk failed']).templates).toEqual(['<*> failed', 'disk failed']);
-    // Past the leading token, a word where values were seen is a value too. The template keeps its
-    // text and id (nothing to report as merged) and from now on takes any word there.
-    const miner = new TemplateMiner();
-    const number = miner.add(SCOPE, 'reverse mapping for 10.0.0.1 failed');
-    const name = miner.add(SCOPE, 'reverse mapping for ns.example.com failed');
-    expect(name).toEqual(number);
-    expect(name.template).toBe('reverse mapping for <*> failed');
-    expect(miner.merged().size).toBe(0);
-    expect(miner.toState().scopes[SCOPE]).toEqual([{ id: name.id, template: name.template, count: 2, learned: [3] }]);
-    expect(miner.match(SCOPE, 'reverse mapping for localhost failed')).toEqual(name);
+    // Further in, a word where values are seen is a value too, in either order.
+    for (const order of [['10.0.0.1', 'ns.example.com'], ['ns.example.com', '10.0.0.1']]) {
+      const miner = new TemplateMiner();
+      const [first, second] = order.map((host) => miner.add(SCOPE, `reverse mapping for ${host} failed`));
+      expect(second!.template).toBe('reverse mapping for <*> failed');
+      expect(miner.match(SCOPE, `reverse mapping for ${order[0]} failed`)).toEqual(second);
+      expect(miner.merged()).toEqual(first!.id === second!.id ? new Map() : new Map([[first!.id, second!.id]]));
+      expect(miner.match(SCOPE, 'reverse mapping for localhost failed')).toEqual(second);
+    }
   });
 
   it('gives a position that holds a value by its form the pattern that keeps its key', () => {
@@ -136,7 +135,7 @@ describe('the miner API', () => {
     expect(state).toEqual({
       version: 1,
       scopes: {
-        'Bash\u0000command_not_found': [{ id: templateId(SCOPE, 'bash: <*>: command not found'), template: 'bash: <*>: command not found', count: 3, learned: [1] }],
+        'Bash\u0000command_not_found': [{ id: templateId(SCOPE, 'bash: <*>: command not found'), template: 'bash: <*>: command not found', count: 3 }],
         'Git\u0000git_error': [{ id: templateId('Git\u0000git_error', "fatal: Unable to create '<*>': File exists."), template: "fatal: Unable to create '<*>': File exists.", count: 1 }],
       },
     });
@@ -171,6 +170,14 @@ describe('the miner API', () => {
     expect(miner.add(SCOPE, 'gamma crashed')).toEqual({ id: templateId(SCOPE, '<*>'), template: '<*>' });
     expect(miner.templates().map((t) => t.template)).toEqual(['alpha failed', 'beta stopped']);
     expect(miner.add(SCOPE, 'alpha failed').template).toBe('alpha failed');
+  });
+
+  it('past the overall cap, a stream of new scopes gets catch-alls and leaves no trace', () => {
+    const miner = new TemplateMiner(undefined, { maxTemplates: 3 });
+    for (let i = 0; i < 1000; i++) miner.add(`tool-${i}`, 'disk full');
+    expect(miner.templates().map((t) => t.scope)).toEqual(['tool-0', 'tool-1', 'tool-2']);
+    expect(miner.add('tool-999', 'disk full')).toEqual({ id: templateId('tool-999', '<*>'), template: '<*>' });
+    expect(miner.match('tool-999', 'disk full')).toBeNull();
   });
 
   it('cuts a long message and marks the cut with one <*>', () => {
