@@ -49,7 +49,8 @@ export function maskToken(token: string): string {
   return /\s/.test(out) ? WILDCARD : out;
 }
 
-const URL = /[A-Za-z][\w+.-]*:\/\/[^\s'"`<>()[\]{}]*/g;
+/** The look-behind starts a scheme only where one can start, so a long word is scanned once, not once per letter. */
+const URL = /(?<![\w+.-])[A-Za-z][\w+.-]*:\/\/[^\s'"`<>()[\]{}]*/g;
 
 /** `*`: what is left between the delimiters `<` and `>` of a `<*>` already in the text. */
 const WILDCARD_BODY = '*';
@@ -81,7 +82,6 @@ function trailingStop(piece: string): string {
   return piece.slice(end);
 }
 
-const NUMERIC = /^[^A-Za-z]*\d[^A-Za-z]*$/;
 const HEX = /^[-+]?0x[0-9a-f]+$/i;
 const HEX_RUN = /^[0-9a-f]{6,}$/i;
 const JOINED_NUMBER = /(?:^|[^A-Za-z0-9])\d+(?:$|[^A-Za-z0-9])/;
@@ -89,8 +89,11 @@ const JOINED_NUMBER = /(?:^|[^A-Za-z0-9])\d+(?:$|[^A-Za-z0-9])/;
 export function isVariable(piece: string): boolean {
   const core = piece.slice(0, piece.length - trailingStop(piece).length);
   if (core === '') return false;
-  if (NUMERIC.test(core) || HEX.test(core) || isPath(core)) return true;
   const digits = /\d/.test(core);
+  // Numbers, addresses, times, versions: digits with punctuation and no letter (two linear tests: one
+  // regex for it would backtrack quadratically on a long run of digits before a letter).
+  if (digits && !/[A-Za-z]/.test(core)) return true;
+  if (HEX.test(core) || isPath(core)) return true;
   if (!digits) return false;
   if (HEX_RUN.test(core) || JOINED_NUMBER.test(core)) return true;
   return isRandomId(core);
