@@ -90,7 +90,6 @@ export class ScopeStore {
   }
 
   #retire(unit: Unit, into: Unit): void {
-    unit.live = false;
     this.#index.delete(unit);
     this.#budget.live -= 1;
     into.count += unit.count;

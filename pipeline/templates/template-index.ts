@@ -5,9 +5,9 @@
  *   a message only needs the templates that start like it), or by length alone when the leading token
  *   is itself a pattern;
  * - by family key per position (family-keys.ts), for the templates that differ from one at p only.
- * `best` picks, among the templates that admit a message (unit.ts), the one with the most tokens equal to it, then
- * the most literal tokens, then the smallest text: a pure function of the live set, so an answer does
- * not depend on when a template appeared, and a miner rebuilt from state answers the same.
+ * `best` picks, among the templates that admit a message (unit.ts), the one with the most tokens equal
+ * to it, then the most literal tokens, then the smallest text: a pure function of the live set, so an
+ * answer does not depend on when a template appeared, and a miner rebuilt from state answers the same.
  */
 import { WILDCARD } from './tokenize.js';
 import { admits, type Unit } from './unit.js';

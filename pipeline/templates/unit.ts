@@ -9,7 +9,7 @@ export interface MinedTemplate {
   readonly template: string;
 }
 
-/** A live (or retired, once merged) template of a scope, with what the search needs precomputed. */
+/** A template of a scope, with what the search needs precomputed. */
 export interface Unit {
   readonly result: MinedTemplate;
   readonly tokens: readonly string[];
@@ -18,7 +18,6 @@ export interface Unit {
   /** Per position, the family key (family-keys.ts). */
   readonly keys: readonly number[];
   count: number;
-  live: boolean;
 }
 
 export function makeUnit(scope: string, tokens: readonly string[]): Unit {
@@ -30,7 +29,6 @@ export function makeUnit(scope: string, tokens: readonly string[]): Unit {
     parts: tokens.map(patternParts),
     keys: familyKeys(tokens),
     count: 0,
-    live: true,
   };
 }
 
