@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git, lines, makeDir, PACKAGE_ROOT, read } from '../helpers/repo.js';
+import { childEnv, removeTempDir, tempDir } from '../helpers/temp.js';
 
 /**
  * Crash safety: the run is killed (SIGKILL, from an injected hook, not a timer) just before or just after
@@ -83,7 +83,7 @@ function crashCli(dir: string, clock: string, env: Record<string, string> = {}):
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CRASH_CLI, 'run', '--json'], {
       cwd: dir,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, CRASH_CLOCK: clock, ...env },
+      env: { ...childEnv(dir), CRASH_CLOCK: clock, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -96,7 +96,7 @@ function crashCli(dir: string, clock: string, env: Record<string, string> = {}):
 }
 
 function copyRepo(from: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'sleep-cycle-crash-'));
+  const dir = tempDir('sleep-cycle-crash-');
   cpSync(from, dir, { recursive: true });
   return dir;
 }
@@ -212,11 +212,9 @@ let after: string[] = [];
 let reference: Snapshot[] = [];
 let points: CrashPoint[] = [];
 const tally = { killed: 0, converged: 0, strayTemps: 0, reportDiffers: 0, failures: [] as string[], notes: [] as string[] };
-const cleanup: string[] = [];
 
 async function traceNight(dir: string, night: number): Promise<CrashPoint[]> {
-  const trace = join(mkdtempSync(join(tmpdir(), 'sleep-cycle-trace-')), 'trace.jsonl');
-  cleanup.push(trace);
+  const trace = join(tempDir('sleep-cycle-trace-'), 'trace.jsonl');
   const run = await crashCli(dir, NIGHTS[night]!.clock, { CRASH_TRACE: trace });
   expect(run.code, run.stderr).toBe(0);
   const ops = readFileSync(trace, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { k: number; op: string; path: string });
@@ -238,10 +236,8 @@ const night1 = makeDir({
 const night1Done = copyRepo(night1);
 points.push(...(await traceNight(night1Done, 0)));
 const night2 = copyRepo(night1Done);
-cleanup.push(night1, night1Done, night2);
 appendFileSync(join(night2, 'logs/telemetry.jsonl'), NIGHT_2);
 const night2Done = copyRepo(night2);
-cleanup.push(night2Done);
 points.push(...(await traceNight(night2Done, 1)));
 const night3 = copyRepo(night2Done);
 appendFileSync(join(night3, 'logs/telemetry.jsonl'), NIGHT_3);
@@ -251,7 +247,6 @@ const night4 = copyRepo(night3Done);
 appendFileSync(join(night4, 'logs/telemetry.jsonl'), NIGHT_4);
 const night4Done = copyRepo(night4);
 points.push(...(await traceNight(night4Done, 3)));
-cleanup.push(night3, night3Done, night4, night4Done);
 before = [night1, night2, night3, night4];
 after = [night1Done, night2Done, night3Done, night4Done];
 
@@ -280,7 +275,6 @@ afterAll(() => {
       (tally.notes.length > 0 ? `\n${tally.notes.sort().join('\n')}` : '') +
       (tally.failures.length > 0 ? `\n${tally.failures.join('\n')}` : ''),
   );
-  for (const path of cleanup) rmSync(path, { recursive: true, force: true });
 });
 
 /** Points that do not converge today: kept strict, listed so they are fixed rather than forgotten. */
@@ -322,7 +316,7 @@ async function crashAndRecover(point: CrashPoint): Promise<void> {
     });
     tally.converged += 1;
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    removeTempDir(dir);
   }
 }
 
