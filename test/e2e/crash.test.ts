@@ -3,7 +3,9 @@ import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync } from 'n
 import { cp } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli } from '../helpers/in-process.js';
+import { defaultDeps } from '../../dist/pipeline/cli/context-from-options.js';
+import { runCli } from '../../dist/pipeline/cli/program.js';
+import { fixedClock } from '../../dist/pipeline/io/clock.js';
 import { lines, makeDir, PACKAGE_ROOT, read } from '../helpers/repo.js';
 import { childEnv, removeTempDir, tempDir } from '../helpers/temp.js';
 
@@ -14,8 +16,8 @@ import { childEnv, removeTempDir, tempDir } from '../helpers/temp.js';
  * re-run must then leave exactly the files an uninterrupted run leaves.
  *
  * Where the time goes: two runs per crash point, some 200 points. Only the run that is killed needs a
- * process of its own; the re-run is the CLI in this process (the same runCli and ports the built CLI
- * uses, without a Node start-up per point), and the snapshot asks git three questions instead of ten.
+ * process of its own; the re-run is the same built CLI loaded into this process (no Node start-up per
+ * point), and the snapshot asks git three questions instead of ten.
  */
 
 const CRASH_CLI = join(PACKAGE_ROOT, 'test', 'helpers', 'crash-cli.mjs');
@@ -105,6 +107,15 @@ function copyRepo(from: string): string {
   const dir = tempDir('sleep-cycle-crash-');
   cpSync(from, dir, { recursive: true });
   return dir;
+}
+
+/** The normal re-run: what crash-cli.mjs does without CRASH_AT (the built CLI, the fixed clock), in this process. */
+async function rerun(dir: string, clock: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const deps = { ...defaultDeps(), cwd: dir, clock: fixedClock(clock), env: {}, isTTY: false, stdout: (text: string) => void stdout.push(text), stderr: (text: string) => void stderr.push(text) };
+  const code = await runCli(['run', '--json'], deps);
+  return { code, stdout: stdout.join(''), stderr: stderr.join('') };
 }
 
 /** copyRepo without blocking the other crash points' children while it copies. */
@@ -342,8 +353,8 @@ async function crashAndRecover(point: CrashPoint): Promise<void> {
       expect(readOrNull(join(dir, point.path))).toBe(readOrNull(join(after[point.night]!, point.path)));
     }
     // The normal re-run: nothing is killed, so a process of its own would add only its start-up.
-    const rerun = await cli(dir, ['run'], NIGHTS[point.night]!.clock);
-    expect(rerun.code, JSON.stringify(rerun.json.error)).toBe(0);
+    const recovered = await rerun(dir, NIGHTS[point.night]!.clock);
+    expect(recovered.code, recovered.stdout + recovered.stderr).toBe(0);
     const got = await snapshot(dir);
     const want = reference[point.night]!;
     if (got.strayTemps.length > 0) tally.strayTemps += 1;
