@@ -1,14 +1,14 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { CLI, failures, git, lines, makeDir, PACKAGE_ROOT } from '../helpers/repo.js';
+import { childEnv, tempDir } from '../helpers/temp.js';
 
 /** A PATH with `npx sleep-cycle` (the built CLI) and a fake `gh` that records its calls. */
 function fakeBin(ghLog: string, openPr: string): string {
-  const bin = mkdtempSync(join(tmpdir(), 'sleep-cycle-bin-'));
+  const bin = tempDir('sleep-cycle-bin-');
   writeFileSync(join(bin, 'npx'), `#!/bin/sh\n[ "$1" = "--no-install" ] && shift\n[ "$1" = "sleep-cycle" ] && shift\nexec "${process.execPath}" "${CLI}" "$@"\n`);
   writeFileSync(join(bin, 'gh'), `#!/bin/sh\necho "gh $*" >> "${ghLog}"\nif [ "$1 $2" = "pr list" ]; then echo "${openPr}"; fi\n`);
   chmodSync(join(bin, 'npx'), 0o755);
@@ -24,17 +24,17 @@ function workflowSteps(): Record<string, string> {
 describe('the shipped examples', () => {
   it('the nightly workflow steps open the pull request once, then update it', () => {
     const steps = workflowSteps();
-    const origin = mkdtempSync(join(tmpdir(), 'sleep-cycle-remote-'));
+    const origin = tempDir('sleep-cycle-remote-');
     execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', origin]);
     const work = makeDir({ 'MEMORY.md': '# M\n', 'logs/telemetry.jsonl': lines(...failures(3, {})) }, { git: true });
     git(work, 'remote', 'add', 'origin', origin);
     git(work, 'push', '--quiet', 'origin', 'main');
-    const ghLog = join(mkdtempSync(join(tmpdir(), 'gh-')), 'calls.log');
+    const ghLog = join(tempDir('gh-'), 'calls.log');
 
     const night = (openPr: string) => {
-      const checkout = join(mkdtempSync(join(tmpdir(), 'sleep-cycle-ci-')), 'repo');
+      const checkout = join(tempDir('sleep-cycle-ci-'), 'repo');
       execFileSync('git', ['clone', '--quiet', origin, checkout]);
-      const env = { PATH: `${fakeBin(ghLog, openPr)}:${process.env.PATH}`, HOME: checkout, BRANCH: 'sleep-cycle/nightly', BASE: 'main', GH_TOKEN: 'x' };
+      const env = { ...childEnv(checkout), PATH: `${fakeBin(ghLog, openPr)}:${process.env.PATH}`, HOME: checkout, BRANCH: 'sleep-cycle/nightly', BASE: 'main', GH_TOKEN: 'x' };
       for (const name of ['Run the sleep cycle', 'Open or update the pull request']) {
         const result = spawnSync('bash', ['-e', '-c', steps[name]!], { cwd: checkout, env, encoding: 'utf8' });
         expect(result.status, `${name}: ${result.stderr}`).toBe(0);
@@ -62,7 +62,7 @@ describe('the shipped examples', () => {
     expect(command).toContain('sleep-cycle pre-session');
     mkdirSync(join(dir, 'src'));
     // Claude Code runs the command with a shell, in the session's directory (here a subfolder).
-    const session = () => spawnSync('sh', ['-c', command], { cwd: join(dir, 'src'), env: { PATH: process.env.PATH, HOME: dir, CLAUDE_PROJECT_DIR: dir }, encoding: 'utf8' });
+    const session = () => spawnSync('sh', ['-c', command], { cwd: join(dir, 'src'), env: { ...childEnv(dir), PATH: process.env.PATH, HOME: dir, CLAUDE_PROJECT_DIR: dir }, encoding: 'utf8' });
     const ok = session();
     expect(ok.status).toBe(0);
     expect(ok.stdout).toBe('sleep-cycle: 3 new telemetry lines, 1 rule proposed, 0 quarantined: review .sleep-cycle/preview.md (not applied)\n');

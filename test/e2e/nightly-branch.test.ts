@@ -1,14 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { failures, git, lines, makeDir, read, runCliProcess } from '../helpers/repo.js';
+import { tempDir } from '../helpers/temp.js';
 
 const BRANCH = 'sleep-cycle/nightly';
 
 function cloneOf(remote: string): string {
-  const dir = join(mkdtempSync(join(tmpdir(), 'sleep-cycle-ci-')), 'repo');
+  const dir = join(tempDir('sleep-cycle-ci-'), 'repo');
   execFileSync('git', ['clone', '--quiet', remote, dir]);
   git(dir, 'config', 'user.name', 'ci');
   git(dir, 'config', 'user.email', 'ci@example.invalid');
@@ -17,7 +17,7 @@ function cloneOf(remote: string): string {
 
 describe('the nightly pull-request branch (run --branch --push against a bare remote)', () => {
   it('creates the branch, leaves it alone when nothing changed, and updates it when something did', () => {
-    const origin = mkdtempSync(join(tmpdir(), 'sleep-cycle-remote-'));
+    const origin = tempDir('sleep-cycle-remote-');
     execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', origin]);
     const work = makeDir({ 'MEMORY.md': '# M\n\n## Derived Rules\n', 'logs/telemetry.jsonl': lines(...failures(3, {})) }, { git: true });
     git(work, 'remote', 'add', 'origin', origin);
@@ -58,7 +58,7 @@ describe('the nightly pull-request branch (run --branch --push against a bare re
   });
 
   it("stops instead of dropping a reviewer's commit on the branch, and refuses the branch you are on", () => {
-    const origin = mkdtempSync(join(tmpdir(), 'sleep-cycle-remote-'));
+    const origin = tempDir('sleep-cycle-remote-');
     execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', origin]);
     const work = makeDir({ 'MEMORY.md': '# M\n\n## Derived Rules\n', 'logs/telemetry.jsonl': lines(...failures(3, {})) }, { git: true });
     git(work, 'remote', 'add', 'origin', origin);

@@ -1,15 +1,15 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { childEnv, tempDir } from './temp.js';
 
 export const PACKAGE_ROOT = resolve(import.meta.dirname, '..', '..');
 export const CLI = join(PACKAGE_ROOT, 'dist', 'pipeline', 'cli', 'main.js');
 
-/** A temp directory built from an object literal; with `git`, an initialised repo with one commit. */
+/** A temp directory built from an object literal (removed after the test file); with `git`, an initialised repo with one commit. */
 export function makeDir(files: Record<string, string>, options: { git?: boolean } = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), 'sleep-cycle-test-'));
+  const dir = tempDir('sleep-cycle-test-');
   for (const [path, content] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), content);
@@ -42,7 +42,7 @@ export function runCliProcess(dir: string, args: string[], env: Record<string, s
   const result = spawnSync(process.execPath, [CLI, ...args], {
     cwd: dir,
     encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, ...env },
+    env: { ...childEnv(dir), ...env },
     input: '',
   });
   let json: unknown = null;
@@ -53,7 +53,7 @@ export function runCliProcess(dir: string, args: string[], env: Record<string, s
 /** Like runCliProcess, without blocking this process (needed when this process serves the fake API). */
 export function runCliProcessAsync(dir: string, args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, ...env } });
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: dir, env: { ...childEnv(dir), ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkEvent, type TelemetryEvent } from '../../pipeline/telemetry/event.js';
@@ -7,6 +6,7 @@ import { readClaudeCodeCalls } from '../../pipeline/telemetry/import-claude-code
 import { countItem, emptyCounts, listSourceFiles, type ImportItem, type SourceCounts } from '../../pipeline/telemetry/import-source.js';
 import { inputHash } from '../../pipeline/telemetry/input-hash.js';
 import { PACKAGE_ROOT } from '../helpers/repo.js';
+import { tempDir } from '../helpers/temp.js';
 
 const DATA = join(PACKAGE_ROOT, '..', 'shared', 'data');
 
@@ -30,7 +30,7 @@ const result = (id: string, content: unknown, timestamp: string, isError = false
 });
 
 function transcript(lines: unknown[], form: 'jsonl' | 'array' = 'jsonl'): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cc-import-'));
+  const dir = tempDir('cc-import-');
   const path = join(dir, form === 'jsonl' ? 'session.jsonl' : 'chat.json');
   writeFileSync(path, form === 'jsonl' ? lines.map((l) => `${JSON.stringify(l)}\n`).join('') : JSON.stringify(lines, null, 2));
   return path;
@@ -153,7 +153,7 @@ describe('Claude Code importer on synthetic transcripts', () => {
   });
 
   it('counts calls without a result, results without a call and unreadable lines, and converts the rest', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cc-import-'));
+    const dir = tempDir('cc-import-');
     const jsonl = join(dir, 'torn.jsonl');
     writeFileSync(jsonl, [
       JSON.stringify(use('toolu_1', 'Read', {}, '2026-01-01T10:00:00.000Z')),

@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkEvent, type TelemetryEvent } from '../../pipeline/telemetry/event.js';
@@ -7,6 +6,7 @@ import { commandOutput, readMiniSweAgentCalls, TIMEOUT_EXIT_CODE } from '../../p
 import { countItem, emptyCounts, listSourceFiles, type ImportItem, type SourceCounts } from '../../pipeline/telemetry/import-source.js';
 import { toolFamily } from '../../pipeline/telemetry/tool-family.js';
 import { PACKAGE_ROOT } from '../helpers/repo.js';
+import { tempDir } from '../helpers/temp.js';
 
 const TRAJS = join(PACKAGE_ROOT, '..', 'shared', 'data', 'mini-swe-agent-gemini3-dev', 'trajs');
 
@@ -108,7 +108,7 @@ describe.skipIf(!existsSync(TRAJS))('mini-swe-agent importer on the 30 real traj
 });
 
 function trajectory(messages: unknown[], instance = 'demo__demo-1'): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'msa-import-')), `${instance}.traj.json`);
+  const path = join(tempDir('msa-import-'), `${instance}.traj.json`);
   writeFileSync(path, JSON.stringify({ info: { exit_status: 'Submitted' }, messages, trajectory_format: 'mini-swe-agent-1', instance_id: instance }));
   return path;
 }
@@ -148,7 +148,7 @@ describe('mini-swe-agent importer on synthetic trajectories', () => {
   });
 
   it('falls back to the file name without an instance_id, and counts a file that is not a trajectory', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'msa-import-'));
+    const dir = tempDir('msa-import-');
     const path = join(dir, 'task-7.traj.json');
     writeFileSync(path, JSON.stringify({ messages: [act('ls', 1), obs('<returncode>0</returncode>\n<output>\na\n</output>')] }));
     expect((await collect(path)).events[0]).toMatchObject({ session_id: 'task-7', tool_name: 'bash', input_summary: 'ls', exit_code: 0, timestamp: '1970-01-01T00:00:01.000Z' });

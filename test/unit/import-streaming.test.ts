@@ -1,11 +1,11 @@
-import { createWriteStream, mkdtempSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createWriteStream, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { readClaudeCodeCalls } from '../../pipeline/telemetry/import-claude-code.js';
 import { countItem, emptyCounts } from '../../pipeline/telemetry/import-source.js';
+import { tempDir } from '../helpers/temp.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -30,7 +30,7 @@ async function writeDump(path: string, pairs: number): Promise<void> {
 
 describe('a JSON-array transcript dump is streamed', () => {
   it('imports a 50 MB dump while the live heap grows by a small fraction of the file size', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'cc-stream-')), 'chat.json');
+    const path = join(tempDir('cc-stream-'), 'chat.json');
     await writeDump(path, 2_560);
     const size = statSync(path).size;
     expect(size).toBeGreaterThan(50 * MB);

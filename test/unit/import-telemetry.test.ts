@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { SleepCycleError } from '../../pipeline/model/errors.js';
@@ -7,6 +6,7 @@ import { nodeFs } from '../../pipeline/io/fs.js';
 import * as append from '../../pipeline/telemetry/append.js';
 import { addImportedKeys, emptyImportIndex, importedKeys, parseImportIndex, renderImportIndex } from '../../pipeline/telemetry/import-index.js';
 import { importTelemetry, type ImportOptions } from '../../pipeline/telemetry/import-telemetry.js';
+import { tempDir } from '../helpers/temp.js';
 
 const NOW = new Date('2026-11-21T03:00:00Z');
 
@@ -15,7 +15,7 @@ const result = (id: string, timestamp: string) => ({ type: 'user', sessionId: 's
 const session = (n: number) => Array.from({ length: n }, (_, i) => [use(`toolu_${i}`, `2026-11-20T10:00:0${i % 10}.000Z`), result(`toolu_${i}`, `2026-11-20T10:00:0${i % 10}.100Z`)]).flat();
 
 function setup(): { root: string; options: (source: string, extra?: Partial<ImportOptions>) => ImportOptions; log: () => string[] } {
-  const root = mkdtempSync(join(tmpdir(), 'import-'));
+  const root = tempDir('import-');
   mkdirSync(join(root, 'transcripts', 'nested'), { recursive: true });
   const logPath = join(root, 'logs', 'telemetry.jsonl');
   return {

@@ -1,5 +1,4 @@
-import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { silentLogger, type RunContext } from '../../pipeline/context.js';
@@ -11,6 +10,7 @@ import { defaultSettings } from '../../pipeline/settings/schema.js';
 import { ingest } from '../../pipeline/stages/ingest.js';
 import { rangeFold, toPartial, type PartialFold } from '../../pipeline/ingest/merge.js';
 import { makeLog } from '../helpers/night-log.js';
+import { tempDir } from '../helpers/temp.js';
 
 /**
  * The split read (ingest-split.ts) with the worker replaced by the same fold run in this thread: the
@@ -65,7 +65,7 @@ function context(root: string, rangeFolder?: RangeFolderPort, minMb = 1): RunCon
 }
 
 function repoWith(log: string): string {
-  const root = mkdtempSync(join(tmpdir(), 'split-'));
+  const root = tempDir('split-');
   mkdirSync(join(root, 'logs'));
   writeFileSync(join(root, 'logs/telemetry.jsonl'), log);
   return root;

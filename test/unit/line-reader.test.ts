@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readLines, type RawLine } from '../../pipeline/io/line-reader.js';
+import { tempDir } from '../helpers/temp.js';
 
 function file(content: string | Buffer): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'lr-')), 'log.jsonl');
+  const path = join(tempDir('lr-'), 'log.jsonl');
   writeFileSync(path, content);
   return path;
 }

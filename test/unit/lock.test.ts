@@ -1,14 +1,15 @@
-import { mkdtempSync, writeFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { writeFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodeFs } from '../../pipeline/io/fs.js';
 import { acquireLock, withLock } from '../../pipeline/io/lock.js';
+import { tempDir } from '../helpers/temp.js';
 
 const NOW = new Date('2026-11-21T03:00:00Z');
 
 function lockPath(holder?: object): string {
-  const dir = join(mkdtempSync(join(tmpdir(), 'lock-')), '.sleep-cycle');
+  const dir = join(tempDir('lock-'), '.sleep-cycle');
   mkdirSync(dir);
   const path = join(dir, 'lock');
   if (holder) writeFileSync(path, JSON.stringify(holder));
