@@ -1,5 +1,5 @@
 import { errors } from '../model/errors.js';
-import type { Evidence, Signature } from '../model/cluster.js';
+import type { Evidence, FollowUp, Signature } from '../model/cluster.js';
 
 export const STATE_VERSION = 1;
 
@@ -33,6 +33,12 @@ export interface PendingCluster {
   samples: Evidence[];
   signatures: Signature[];
   baseline_ms?: number | null;
+  /** The cluster's error template and the id of its tool family + category (absent before templates). */
+  template_id?: string | null;
+  template?: string | null;
+  family_id?: string;
+  /** What worked next (see Cluster.follow_ups). */
+  follow_ups?: FollowUp[];
 }
 
 /**
@@ -64,6 +70,11 @@ export interface LedgerEntry {
   kind: 'failure' | 'slow';
   tool_name: string;
   error_category: string | null;
+  /** The error template the rule is about and its id (absent for slow clusters, groups and rules older than templates). */
+  template?: string | null;
+  template_id?: string | null;
+  /** For templates promoted together: the template clusters the rule covers. */
+  covers?: string[];
   text: string;
   text_sha: string;
   /** `memory`, or `skill:<name>` for skills/<name>.yaml. */

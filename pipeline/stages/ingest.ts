@@ -6,6 +6,8 @@ import { buildCursor, planReads, type ReadPlanContext, type Segment } from '../i
 import type { Cluster } from '../model/cluster.js';
 import { IngestFold, type InvalidLine, type LineCounts } from '../ingest/fold.js';
 import { readSplit, splittableSize } from '../ingest/split.js';
+import { clustersByTemplate } from '../ingest/by-template.js';
+import { TemplateMiner } from '../templates/miner.js';
 import type { UsageSummary } from '../telemetry/usage.js';
 
 export type { InvalidLine, LineCounts } from '../ingest/fold.js';
@@ -98,6 +100,7 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
 
   ctx.progress?.finish();
   const { builder } = fold;
+  const miner = new TemplateMiner();
   const baselines = fold.detector.finish();
   if (fold.detector.untracked > 0) {
     notices.push(`${fold.detector.untracked} successful calls of tools beyond the first 10,000 tool names were not checked for slowness: a night with this many tool names looks like a broken log or an attack.`);
@@ -109,7 +112,7 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
     ...input,
     lines,
     invalidSamples: fold.invalidSamples,
-    clusters: builder.finish(),
+    clusters: clustersByTemplate(builder, miner, fold.limits, fold.recovery.result()),
     baselines,
     cursors,
     notices: [...input.notices, ...notices],

@@ -31,6 +31,7 @@ export async function quiet<I extends { state: State }>(input: I, ctx: RunContex
     expired: 0,
     drafts: [],
     deferred: [],
+    held: [],
     reviewed: [],
     llm,
     llmCache: input.state.llm_cache,

@@ -23,6 +23,8 @@ export interface ReportInput {
   pending: Record<string, PendingCluster>;
   recurrences: Recurrence[];
   reviewed: ReviewedDraft[];
+  /** Clusters no rule was written for (see synthesize). */
+  held?: { cluster: PromotedCluster; reason: string }[];
   humanChanges: HumanChange[];
   llm: LlmRunStats;
   notices: string[];
@@ -58,6 +60,7 @@ export function renderReport(input: ReportInput, meta: ReportMeta): string {
   summary(out, input, meta);
   proposals(out, input, meta, false);
   proposals(out, input, meta, true);
+  heldClusters(out, input);
   recurrences(out, input);
   lifecycle(out, input, meta);
   humanChanges(out, input);
@@ -104,6 +107,7 @@ function proposals(out: string[], input: ReportInput, meta: ReportMeta, quaranti
     out.push(`### \`${proposal.id}\` → ${targetName(proposal.target, meta)} (${proposal.status})`, '');
     out.push(`> ${withheldIfInstructionLike(proposal.text, 'rule text')}`, '');
     out.push(`- cluster: \`${proposal.cluster_id}\` — ${proposal.kind} of \`${escapeCode(proposal.tool_name)}\`${proposal.error_category ? ` / \`${escapeCode(proposal.error_category)}\`` : ''}`);
+    if (cluster) templateLines(out, cluster);
     if (cluster) {
       const carried = cluster.carried_over > 0 ? ` (${cluster.carried_over} carried over from earlier nights)` : '';
       out.push(`- seen: ${cluster.count} times${carried}, ${cluster.distinct_inputs} distinct inputs, ${cluster.sessions.length} sessions, ${cluster.first_seen} → ${cluster.last_seen}`);
@@ -116,6 +120,30 @@ function proposals(out: string[], input: ReportInput, meta: ReportMeta, quaranti
       out.push(`- note: ${withheldIfInstructionLike(reason, 'note')}`);
     }
     if (cluster) evidenceTable(out, cluster.samples);
+    out.push('');
+  }
+}
+
+/** The template(s) a cluster stands for, and what worked next. */
+function templateLines(out: string[], cluster: PromotedCluster): void {
+  if (cluster.template) out.push(`- template: \`${escapeCode(cluster.template)}\` (\`${cluster.template_id}\`)`);
+  for (const t of cluster.templates ?? []) out.push(`- template (promoted together): \`${escapeCode(t.template)}\` × ${t.count} (\`${t.id}\`)`);
+  for (const up of cluster.follow_ups ?? []) {
+    out.push(`- what worked next: \`${escapeCode(up.shape)}\` × ${up.count} in ${up.sessions.length} session${up.sessions.length === 1 ? '' : 's'}`);
+  }
+}
+
+/** Clusters over the threshold that got no rule: nothing safe and specific could be said offline. */
+function heldClusters(out: string[], input: ReportInput): void {
+  const held = input.held ?? [];
+  if (held.length === 0) return;
+  out.push('## Needs a human or Claude', '', 'These clusters reached the threshold, but no rule was written: the offline writer had nothing safe and specific to say. They stay pending; write a rule by hand, or run with Claude.', '');
+  for (const { cluster, reason } of held) {
+    out.push(`### \`${cluster.id}\` — \`${escapeCode(cluster.tool_name)}\`${cluster.error_category ? ` / \`${escapeCode(cluster.error_category)}\`` : ''}`, '');
+    out.push(`- why: ${escapeInline(reason)}`);
+    templateLines(out, cluster);
+    out.push(`- seen: ${cluster.count} times, ${cluster.distinct_inputs} distinct inputs, ${cluster.sessions.length} sessions, ${cluster.first_seen} → ${cluster.last_seen}`);
+    evidenceTable(out, cluster.samples);
     out.push('');
   }
 }
@@ -217,10 +245,11 @@ function humanChanges(out: string[], input: ReportInput): void {
 function pendingClusters(out: string[], input: ReportInput): void {
   const pending = input.clusters.filter((c) => input.outcomes[c.id] === 'pending');
   if (pending.length === 0) return;
-  out.push('## Below the threshold (carried over)', '', '| cluster | kind | tool | category | read tonight | counted in the window |', '|---|---|---|---|---|---|');
+  out.push('## Below the threshold (carried over)', '', '| cluster | kind | tool | category | template | read tonight | counted in the window |', '|---|---|---|---|---|---|---|');
   for (const c of pending) {
     const counted = Object.values(input.pending[c.id]?.days ?? {}).reduce((sum, n) => sum + n, 0);
-    out.push(`| \`${c.id}\` | ${c.kind} | \`${escapeCode(c.tool_name)}\` | ${escapeCell(c.error_category ?? '–')} | ${c.count} | ${counted} |`);
+    const template = c.template ? `\`${escapeCode(c.template)}\`` : '–';
+    out.push(`| \`${c.id}\` | ${c.kind} | \`${escapeCode(c.tool_name)}\` | ${escapeCell(c.error_category ?? '–')} | ${template} | ${c.count} | ${counted} |`);
   }
   out.push('');
 }

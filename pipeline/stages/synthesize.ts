@@ -22,6 +22,8 @@ export interface LlmRunStats extends LlmUsage {
 export interface Synthesized {
   drafts: DraftRule[];
   deferred: PromotedCluster[];
+  /** Clusters no rule was written for (offline: nothing safe and specific to say): for a human or Claude. */
+  held: { cluster: PromotedCluster; reason: string }[];
   llm: LlmRunStats;
   llmCache: Record<string, LlmCacheEntry>;
 }
@@ -91,7 +93,9 @@ export async function synthesize<I extends { promoted: PromotedCluster[]; state:
     notices.push(`${stats.deferred.length} clusters passed the LLM budget (max_llm_calls ${ctx.settings.max_llm_calls}, llm_token_budget ${ctx.settings.llm_token_budget}) and wait for the next night.`);
   }
   Object.assign(stats, llm?.synthesizer.usage() ?? {});
-  return { ...input, drafts, deferred, llm: stats, llmCache: trimCache(cache), notices };
+  const byId = new Map(ordered.map((cluster) => [cluster.id, cluster]));
+  const held = drafts.filter((draft) => draft.held !== undefined).map((draft) => ({ cluster: byId.get(draft.clusterId)!, reason: draft.held! }));
+  return { ...input, drafts: drafts.filter((draft) => draft.held === undefined), deferred, held, llm: stats, llmCache: trimCache(cache), notices };
 }
 
 /** Same evidence, model and prompt: same answer. Counts are part of the evidence (the rule quotes them). */
