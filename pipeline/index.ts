@@ -25,6 +25,8 @@ export type { DraftRule } from './model/draft.js';
 export type { RuleTarget } from './model/rule-target.js';
 export type { Cluster, Evidence, PromotedCluster } from './model/cluster.js';
 export { redact } from './safety/redact.js';
+export { TemplateMiner, DEFAULT_MINER_OPTIONS, type MinedTemplate, type TemplateMinerOptions, type TemplateMinerState, type TemplateSummary } from './templates/miner.js';
+export { mineTemplates, type MineOptions, type MinedLine } from './templates/mine.js';
 export { parseSafetyPolicy, type SafetyPolicy } from './safety/policy.js';
 export { evaluateDraft, type SafetyVerdict } from './safety/evaluate.js';
 export { parseMemory, addRules } from './memory/memory-md.js';

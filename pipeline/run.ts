@@ -21,6 +21,12 @@ import type { ClusterOutcome } from './model/cluster.js';
 import type { LineCounts, ParallelIngest } from './stages/ingest.js';
 import type { Plan, Proposal } from './stages/plan.js';
 import type { LlmRunStats } from './stages/synthesize.js';
+import { shownOrWithheld } from './synth/scan.js';
+
+/** Templates are log text: instruction-like ones are named, not repeated, in the run's JSON. */
+function shown(template: string | null | undefined): string | null {
+  return template ? shownOrWithheld(template) : null;
+}
 
 /** The sleep cycle, declared once, in run order. Each stage returns its input plus what it adds. */
 export const NIGHT = StageTable.start()
@@ -65,7 +71,7 @@ export interface RunResult {
   })[];
   proposals: Proposal[];
   /** Clusters at the threshold that got no rule (nothing safe and specific to say offline): for a human or Claude. */
-  held: { cluster_id: string; tool_name: string; error_category: string | null; template: string | null; templates: string[]; reason: string }[];
+  unwritten: { cluster_id: string; tool_name: string; error_category: string | null; template: string | null; templates: string[]; reason: string }[];
   notices: string[];
   llm: LlmRunStats;
   report_path: string;
@@ -104,7 +110,7 @@ interface FinalData {
   outcomes: Record<string, ClusterOutcome>;
   windowCounts: Record<string, number>;
   plan: Pick<Plan, 'proposals' | 'lifecycle' | 'ceiling'>;
-  held?: { cluster: PromotedCluster; reason: string }[];
+  unwritten?: { cluster: PromotedCluster; reason: string }[];
   llm: LlmRunStats;
   notices: string[];
   reportPath: string;
@@ -124,13 +130,13 @@ function toResult(data: FinalData, ctx: RunContext, takenOver: string | null): R
     run_id: ctx.runId,
     lines: data.lines,
     clusters: data.clusters.map((c) => ({
-      id: c.id, kind: c.kind, tool_name: c.tool_name, error_category: c.error_category, template_id: c.template_id ?? null, template: c.template ?? null,
+      id: c.id, kind: c.kind, tool_name: c.tool_name, error_category: c.error_category, template_id: c.template_id ?? null, template: shown(c.template),
       count: data.windowCounts[c.id] ?? c.count, count_tonight: c.count, distinct_inputs: c.distinct_inputs, promoted: data.outcomes[c.id] === 'promoted', outcome: data.outcomes[c.id] ?? 'pending',
     })),
-    proposals: data.plan.proposals,
-    held: (data.held ?? []).map(({ cluster, reason }) => ({
-      cluster_id: cluster.id, tool_name: cluster.tool_name, error_category: cluster.error_category, template: cluster.template ?? null,
-      templates: (cluster.templates ?? []).map((t) => t.template), reason,
+    proposals: data.plan.proposals.map((p) => ({ ...p, template: shown(p.template), ...(p.templates ? { templates: p.templates.map((t) => shown(t)!) } : {}) })),
+    unwritten: (data.unwritten ?? []).map(({ cluster, reason }) => ({
+      cluster_id: cluster.id, tool_name: cluster.tool_name, error_category: cluster.error_category, template: shown(cluster.template),
+      templates: (cluster.templates ?? []).map((t) => shown(t.template)!), reason,
     })),
     notices,
     llm: data.llm,

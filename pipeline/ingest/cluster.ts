@@ -1,7 +1,7 @@
 import { redact } from '../safety/redact.js';
 import type { TelemetryEvent } from '../telemetry/event.js';
 import { maskHomePaths, signatureKey } from '../templates/signature.js';
-import { maskVariables } from '../templates/mask.js';
+import { maskVariables } from '../templates/line-mask.js';
 import { isShellTool, toolFamily } from '../telemetry/tool-family.js';
 import { DistinctCounter, type DistinctState } from './distinct.js';
 import { fnv1a, mix32 } from '../model/hash.js';

@@ -26,19 +26,49 @@ export interface Segment {
   final?: boolean;
 }
 
-/** The rotated copies of a log (settings.rotated_logs, next to it), oldest first by modification time. */
-async function rotatedCopies(absolute: string, ctx: ReadPlanContext): Promise<{ path: string; mtimeMs: number }[]> {
+interface RotatedCopy {
+  path: string;
+  mtimeMs: number;
+  /** logrotate's number (`<log>.3`, `<log>.3.gz`), or null for another name (a date, a custom suffix). */
+  rotation: number | null;
+}
+
+/** The rotated copies of a log (settings.rotated_logs, next to it), oldest first: see orderCopies. */
+async function rotatedCopies(absolute: string, ctx: ReadPlanContext): Promise<RotatedCopy[]> {
   const dir = dirname(absolute);
-  const pattern = globToRegExp(ctx.rotatedLogs.replaceAll('{log}', basename(absolute)));
+  const log = basename(absolute);
+  const pattern = globToRegExp(ctx.rotatedLogs.replaceAll('{log}', log));
   // Compressions we cannot read are left alone rather than read as text.
-  const names = ((await ctx.fs.list(dir)) ?? []).filter((name) => pattern.test(name) && name !== basename(absolute) && !UNREADABLE.test(name));
-  const copies: { path: string; mtimeMs: number }[] = [];
+  const names = ((await ctx.fs.list(dir)) ?? []).filter((name) => pattern.test(name) && name !== log && !UNREADABLE.test(name));
+  const copies: RotatedCopy[] = [];
   for (const name of names) {
     const identity = await ctx.fs.identify(join(dir, name));
-    if (identity) copies.push({ path: join(dir, name), mtimeMs: identity.mtimeMs });
+    if (identity) copies.push({ path: join(dir, name), mtimeMs: identity.mtimeMs, rotation: rotationNumber(name, log) });
   }
+  return orderCopies(copies);
+}
+
+/** `.1`, `.2.gz`: up to five digits; longer runs of digits are dates or epochs, which count up, not down. */
+function rotationNumber(name: string, log: string): number | null {
+  const match = /^\.(\d{1,5})(?:\.gz)?$/.exec(name.slice(log.length));
+  return name.startsWith(log) && match ? Number(match[1]) : null;
+}
+
+/**
+ * Oldest first. logrotate numbers its copies (a higher number is older), and the number is what it
+ * changes on each rotation, so it decides when every copy has one; a copy or archive tool can reset
+ * modification times. Other names (dates, custom suffixes) fall back to the modification time.
+ */
+export function orderCopies<T extends { path: string; mtimeMs: number; rotation: number | null }>(copies: T[]): T[] {
+  if (copies.every((copy) => copy.rotation !== null)) return [...copies].sort((a, b) => b.rotation! - a.rotation! || a.mtimeMs - b.mtimeMs);
   // Same modification time: logrotate numbers older copies higher (.10 is older than .9).
-  return copies.sort((a, b) => a.mtimeMs - b.mtimeMs || b.path.localeCompare(a.path, 'en', { numeric: true }));
+  return [...copies].sort((a, b) => a.mtimeMs - b.mtimeMs || b.path.localeCompare(a.path, 'en', { numeric: true }));
+}
+
+/** Neighbours in reading order (oldest first) whose modification times say the opposite: [older, newer]. */
+function mtimeDisagreements(copies: RotatedCopy[]): [RotatedCopy, RotatedCopy][] {
+  if (copies.some((copy) => copy.rotation === null)) return [];
+  return copies.slice(1).flatMap((newer, i) => (copies[i]!.mtimeMs > newer.mtimeMs ? [[copies[i]!, newer] as [RotatedCopy, RotatedCopy]] : []));
 }
 
 const UNREADABLE = /\.(?:zst|bz2|xz|lz4|lzma|zip|7z|br)$/i;
@@ -110,11 +140,14 @@ export async function planReads(absolute: string, file: string, state: State, ct
   // Rotated: the file the cursor points into is among the rotated copies. Finish it from the cursor, read
   // every copy rotated after it (oldest first), then the new file from its start.
   const rotated = await rotatedCopies(absolute, ctx);
+  const name = (path: string) => `${file.slice(0, file.length - basename(absolute).length)}${basename(path)}`;
   const at = await findCursorFile(absolute, rotated, cursor, ctx);
   if (at !== -1) {
     const later = rotated.slice(at + 1);
-    const name = (path: string) => `${file.slice(0, file.length - basename(absolute).length)}${basename(path)}`;
     notices.push(`${file}: the log was rotated: finished ${name(rotated[at]!.path)} from byte ${cursor.offset}${later.length > 0 ? `, read ${later.map((r) => name(r.path)).join(', ')}` : ''}, then the new ${file} from the start.`);
+    for (const [older, newer] of mtimeDisagreements(rotated.slice(at))) {
+      notices.push(`${name(older.path)} was modified after ${name(newer.path)}, but logrotate numbers older copies higher: read in number order (${name(older.path)} first). If another tool made these copies, set rotated_logs to a pattern that matches only logrotate's.`);
+    }
     return [
       { absolute: rotated[at]!.path, file: name(rotated[at]!.path), offset: cursor.offset, cutoff: null, final: true },
       ...later.map((r) => ({ absolute: r.path, file: name(r.path), offset: 0, cutoff: null, final: true })),

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { errors } from '../model/errors.js';
@@ -27,7 +27,10 @@ export interface FsPort {
    * Each line is valid only during its `onLine` call: the reader reuses the object and its buffers.
    */
   readLines(path: string, start: number, options: ReadLinesOptions, onLine: (line: RawLine) => void): Promise<number>;
-  /** Writes through a temp file, fsync and rename: a reader sees the old or the new content, never half. */
+  /**
+   * Writes through a temp file, fsync and rename: a reader sees the old or the new content, never half.
+   * A file it replaces keeps its permission bits; a new file gets the default (0666 less the umask).
+   */
   writeAtomic(path: string, content: string): Promise<void>;
   /** Creates the file only if it does not exist; false when it does. */
   createExclusive(path: string, content: string): Promise<boolean>;
@@ -117,8 +120,12 @@ export const nodeFs: FsPort = {
     const temp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
     try {
       mkdirSync(dirname(path), { recursive: true });
-      const fd = openSync(temp, 'w');
+      const mode = modeOf(path);
+      // Created with the old mode, so a private file's content is never readable by others, not even in
+      // the temp file; fchmod because open's mode is narrowed by the umask.
+      const fd = openSync(temp, 'w', mode ?? 0o666);
       try {
+        if (mode !== undefined) fchmodSync(fd, mode);
         writeFileSync(fd, content, 'utf8');
         fsyncSync(fd);
       } finally {
@@ -181,6 +188,16 @@ export const nodeFs: FsPort = {
     }
   },
 };
+
+/** The permission bits of an existing file (a 600 MEMORY.md must stay 600), or undefined when there is none. */
+function modeOf(path: string): number | undefined {
+  try {
+    return statSync(path).mode & 0o777;
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
 
 function isNotFound(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';

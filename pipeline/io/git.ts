@@ -83,7 +83,16 @@ export const simpleGitPort: GitPort = {
     return { repo: true, head: branch ? { kind: 'branch', name: branch } : { kind: 'detached' } };
   },
   async readHead(root, path, rev = 'HEAD') {
-    return optional((await gitAt(root)).raw(['show', `${rev}:${path}`]), false);
+    const git = await gitAt(root);
+    try {
+      const text = await git.raw(['show', `${rev}:${path}`]);
+      return text.length > 0 ? text : undefined;
+    } catch (error) {
+      // No such file or commit is an answer (git's stderr stays with simple-git, never on the terminal);
+      // anything else (a damaged repository, a missing object) is an error the user must see.
+      if (!(await git.raw(['rev-parse', '--verify', '--quiet', `${rev}:${path}`]).catch(() => 'unknown')).trim()) return undefined;
+      throw errors.git(`show ${rev}:${path}`, error);
+    }
   },
   async resolve(root, rev) {
     return (await optional((await gitAt(root)).raw(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`]))) ?? null;

@@ -30,6 +30,21 @@ export function appendEvents(existing: string | undefined, events: LifecycleEven
   return `${base}${separator}${renderEvents(events)}`;
 }
 
+/** 1-based numbers of the non-blank lines that are not events (parseEvents skips them; load says so). */
+export function brokenEventLines(text: string | undefined): number[] {
+  if (!text) return [];
+  return text.split('\n').flatMap((line, i) => (line.trim() === '' || isEvent(line) ? [] : [i + 1]));
+}
+
+function isEvent(line: string): boolean {
+  try {
+    const value = JSON.parse(line) as Partial<LifecycleEvent> | null;
+    return typeof value?.rule === 'string' && typeof value.to === 'string';
+  } catch {
+    return false;
+  }
+}
+
 /** Every well-formed event, in order; broken lines are skipped (the log is for reading, not for logic). */
 export function parseEvents(text: string | undefined): LifecycleEvent[] {
   if (!text) return [];

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Document, Pair, YAMLSeq } from 'yaml';
 import { yamlLib } from '../io/yaml-lib.js';
-import { errors } from '../model/errors.js';
+import { errors, truncate } from '../model/errors.js';
 import { sanitizeRuleText, type MemoryRule } from './memory-md.js';
 
 /**
@@ -26,6 +26,28 @@ export function parseSkillRules(text: string, file: string): MemoryRule[] {
     const rule = item.get('rule');
     return typeof id === 'string' && typeof rule === 'string' ? [{ id, text: rule }] : [];
   });
+}
+
+/**
+ * Why the run must leave a skill file alone, or null when its derived rules can be read. A derived_rules
+ * item without a string id and rule text makes the whole file unreadable rather than being skipped:
+ * read without it, the rule would look deleted by a human and its pattern would be burned.
+ */
+export function skillFileProblem(text: string): string | null {
+  const doc = yamlLib().parseDocument(text);
+  // The parser's first line says what and where; the lines after it quote the file.
+  if (doc.errors.length > 0) return `is not valid YAML (${truncate(doc.errors[0]!.message.split('\n')[0]!.replace(/:\s*$/, ''), 120)})`;
+  if (doc.contents !== null && !yamlLib().isMap(doc.contents)) return 'is not a YAML map';
+  const seq = doc.get('derived_rules');
+  if (seq === undefined || seq === null) return null;
+  if (!yamlLib().isSeq(seq)) return 'has a derived_rules that is not a list';
+  const bad = seq.items.findIndex((item) => !yamlLib().isMap(item) || typeof item.get('id') !== 'string' || typeof item.get('rule') !== 'string');
+  return bad === -1 ? null : `has a derived_rules item (the ${ordinal(bad + 1)}) without an id and a rule text`;
+}
+
+function ordinal(n: number): string {
+  const suffix = n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+  return `${n}${suffix}`;
 }
 
 export function addSkillRules(text: string | undefined, skill: string, file: string, rules: SkillRule[]): string {

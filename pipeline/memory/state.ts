@@ -1,123 +1,16 @@
-import { errors } from '../model/errors.js';
-import type { Evidence, FollowUp, Signature } from '../model/cluster.js';
+import { errors, truncate } from '../model/errors.js';
+import { redact } from '../safety/redact.js';
+import type { Problem } from './schema.js';
+import { INVALID } from './schema.js';
+import { stateSchema } from './state-schema.js';
+import type { LedgerEntry, RuleState, State } from './state-types.js';
+
+export type {
+  Baseline, BurnedPattern, Cursor, Effectiveness, EffectivenessVerdict, LedgerEntry, LlmCacheEntry, PendingCluster, QuarantineEntry,
+  RuleState, RuleStatus, State,
+} from './state-types.js';
 
 export const STATE_VERSION = 1;
-
-/** Where reading stopped in one telemetry file, and how to recognise that file again. */
-export interface Cursor {
-  path: string;
-  offset: number;
-  /** SHA-256 (16 hex) of the first min(offset, 1024) bytes: same content survives a fresh clone. */
-  head_sha: string;
-  /** SHA-256 (16 hex) of the 256 bytes before `offset`: a replaced file rarely matches both. */
-  tail_sha: string;
-  last_timestamp: string | null;
-}
-
-export interface Baseline {
-  mean_ms: number;
-  count: number;
-}
-
-/** A cluster seen fewer than `min_repeats` times so far, carried over inside the window. */
-export interface PendingCluster {
-  id: string;
-  kind: 'failure' | 'slow';
-  tool_name: string;
-  error_category: string | null;
-  days: Record<string, number>;
-  input_hashes: string[];
-  sessions: string[];
-  first_seen: string;
-  last_seen: string;
-  samples: Evidence[];
-  signatures: Signature[];
-  baseline_ms?: number | null;
-  /** The cluster's error template and the id of its tool family + category (absent before templates). */
-  template_id?: string | null;
-  template?: string | null;
-  family_id?: string;
-  /** What worked next (see Cluster.follow_ups). */
-  follow_ups?: FollowUp[];
-}
-
-/**
- * Where a rule is in its life. `active`/`decaying`/`pinned` rules are in their target file; `archived`
- * and `expired` ones in the archive file; `deleted` ones only in the audit; `rejected` ones were
- * removed by a human and are not proposed again.
- */
-export type RuleState = 'active' | 'decaying' | 'archived' | 'expired' | 'deleted' | 'pinned' | 'rejected';
-
-/** How much a rule is trusted: `validated` rules do not decay; `refined` and `invalidated` decay fast. */
-export type RuleStatus = 'active' | 'validated' | 'refined' | 'invalidated';
-
-export type EffectivenessVerdict = 'measuring' | 'working' | 'improving' | 'ineffective' | 'unused';
-
-/** Failure rate of the rule's cluster per day before adoption and since. */
-export interface Effectiveness {
-  before_per_day: number;
-  after_per_day: number;
-  /** after / before − 1 (−1: the failures stopped). */
-  change: number;
-  verdict: EffectivenessVerdict;
-  days_since_adoption: number;
-  tool_calls_since: number;
-}
-
-export interface LedgerEntry {
-  id: string;
-  cluster_id: string;
-  kind: 'failure' | 'slow';
-  tool_name: string;
-  error_category: string | null;
-  /** The error template the rule is about and its id (absent for slow clusters, groups and rules older than templates). */
-  template?: string | null;
-  template_id?: string | null;
-  /** For templates promoted together: the template clusters the rule covers. */
-  covers?: string[];
-  text: string;
-  text_sha: string;
-  /** `memory`, or `skill:<name>` for skills/<name>.yaml. */
-  target: string;
-  state: RuleState;
-  created: string;
-  last_seen: string;
-  hits: number;
-  pinned: boolean;
-  /** Lifecycle fields (absent in ledgers written before decay existed: see withLifecycleDefaults). */
-  status?: RuleStatus;
-  /** Last reinforcement: created, restored, recurred, accessed, edited by a human. */
-  last_reinforced?: string;
-  last_accessed?: string | null;
-  accesses?: number;
-  /** When the rule entered its current state. */
-  state_since?: string;
-  /** The state a pinned rule returns to on unpin. */
-  pinned_from?: RuleState | null;
-  /** Weight at the last evaluation, in [0, 1]. */
-  weight?: number;
-  /** Calls of the rule's tool counted since adoption (effectiveness needs the tool to stay in use). */
-  tool_calls?: number;
-  effectiveness?: Effectiveness | null;
-  supersedes?: string | null;
-  superseded_by?: string | null;
-  /** Why it was archived (shown in the archive file and by `list`). */
-  archive_reason?: string | null;
-  /** `<policy fingerprint>:<text sha>` of the last safety re-check (see safety/recheck.ts). */
-  policy_checked?: string;
-  provenance: {
-    synthesizer: string;
-    count: number;
-    distinct_inputs: number;
-    sessions: number;
-    first_seen: string;
-    last_seen: string;
-    evidence: Evidence[];
-    safety: { verdict: string; violations: string[]; evaluated: string[]; policy: string };
-    model: string | null;
-    prompt_version: string | null;
-  };
-}
 
 export type LifecycleRule = LedgerEntry & Required<Pick<LedgerEntry, 'status' | 'last_reinforced' | 'last_accessed' | 'accesses' | 'state_since' | 'weight' | 'tool_calls'>>;
 
@@ -141,53 +34,6 @@ export const IN_TARGET: readonly RuleState[] = ['active', 'decaying', 'pinned'];
 /** States whose rule text is in the archive file. */
 export const IN_ARCHIVE: readonly RuleState[] = ['archived', 'expired'];
 
-export interface QuarantineEntry {
-  id: string;
-  cluster_id: string;
-  kind: 'failure' | 'slow';
-  tool_name: string;
-  error_category: string | null;
-  text: string;
-  target: string;
-  reasons: string[];
-  /** True when the safety checks stopped it (policy or suspicious input): accepting it needs --force. */
-  safety_blocked: boolean;
-  /** SHA of `text`: `review --accept --sha` confirms the text the reviewer read is the text written. */
-  text_sha?: string;
-  at: string;
-  /** The evidence and verdict, so `review --accept` and `explain` can show why. */
-  provenance?: LedgerEntry['provenance'];
-}
-
-export interface BurnedPattern {
-  rule_id: string | null;
-  reason: string;
-  at: string;
-  /** Proposals resume after this time; null burns the pattern for good (a human deleted the rule). */
-  until?: string | null;
-}
-
-/** A Claude answer kept by (evidence hash, model, prompt version): re-running a night costs no calls. */
-export interface LlmCacheEntry {
-  text: string;
-  model: string;
-  prompt_version: string;
-  notes: string[];
-  at: string;
-}
-
-export interface State {
-  version: number;
-  last_sleep: string | null;
-  cursors: Record<string, Cursor>;
-  baselines: Record<string, Baseline>;
-  pending: Record<string, PendingCluster>;
-  rules: Record<string, LedgerEntry>;
-  burned: Record<string, BurnedPattern>;
-  quarantine: Record<string, QuarantineEntry>;
-  llm_cache: Record<string, LlmCacheEntry>;
-}
-
 /** A burned pattern is not proposed while its burn lasts: for good, or until its review cooldown ends. */
 export function isBurned(state: State, clusterId: string, now: Date): boolean {
   const burn = state.burned[clusterId];
@@ -199,11 +45,24 @@ export function emptyState(): State {
   return { version: STATE_VERSION, last_sleep: null, cursors: {}, baselines: {}, pending: {}, rules: {}, burned: {}, quarantine: {}, llm_cache: {} };
 }
 
-const SECTIONS = ['cursors', 'baselines', 'pending', 'rules', 'burned', 'quarantine', 'llm_cache'] as const;
+/** A state file read back: the state, and what was left out of it (see stateSchema). */
+export interface ReadState {
+  state: State;
+  notices: string[];
+}
 
 /** Parses state.json; a missing file is a first night, a broken one is an error that names the fix. */
 export function parseState(text: string | undefined, path: string): State {
-  if (text === undefined) return emptyState();
+  return readState(text, path).state;
+}
+
+/**
+ * Parses and checks state.json against its schema: a field of the wrong type is an E_STATE naming its
+ * path and the fix (nothing is written); a bad entry of a map the next nights rebuild is left out, and
+ * a notice says so.
+ */
+export function readState(text: string | undefined, path: string): ReadState {
+  if (text === undefined) return { state: emptyState(), notices: [] };
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -220,14 +79,27 @@ export function parseState(text: string | undefined, path: string): State {
   if ((record.version as number) > STATE_VERSION) {
     throw errors.state(path, `has version ${String(record.version)}, this sleep-cycle reads version ${STATE_VERSION}`, 'Upgrade sleep-cycle, or restore a state written by this version');
   }
-  const state = { ...emptyState(), ...record } as State;
-  for (const section of SECTIONS) {
-    const value = state[section];
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      throw errors.state(path, `"${section}" is not an object`, `Restore it with "git checkout -- ${path}"`);
-    }
-  }
-  return state;
+  const report = { problems: [] as Problem[], skipped: [] as Problem[] };
+  const state = stateSchema.check(record, '', report);
+  if (state === INVALID || report.problems.length > 0) throw stateProblems(path, report.problems);
+  const notices = report.skipped.map((p) => `${path}: ${describe(p)}: that entry was left out (the next nights rebuild it).`);
+  return { state, notices };
+}
+
+const SHOWN = 3;
+
+function stateProblems(path: string, problems: Problem[]) {
+  const more = problems.length > SHOWN ? `; and ${problems.length - SHOWN} more` : '';
+  const fix = `Correct ${problems.length === 1 ? 'that field' : 'those fields'} by hand, or restore the last committed state with "git checkout -- ${path}"`;
+  const error = errors.state(path, `${problems.slice(0, SHOWN).map(describe).join('; ')}${more}`, fix);
+  error.details.problems = problems.slice(0, 20).map((p) => ({ path: p.path, expected: p.expected }));
+  return error;
+}
+
+/** `rules.r-3f9a1c.last_reinforced: expected an ISO-8601 date, found "not-a-date"`, the value redacted and cut short. */
+function describe(problem: Problem): string {
+  const found = problem.found === undefined ? 'nothing (the field is missing)' : redact(truncate(JSON.stringify(problem.found), 60));
+  return `${problem.path || '(the file)'}: expected ${problem.expected}, found ${found}`;
 }
 
 /**

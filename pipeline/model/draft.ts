@@ -20,5 +20,5 @@ export interface DraftRule {
    * Set when the synthesizer writes no rule for the cluster (offline: the error cannot be quoted safely
    * and no known failure matches): why. The cluster waits for a human or Claude; `text` is empty.
    */
-  held?: string;
+  unwritten?: string;
 }

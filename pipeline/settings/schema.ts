@@ -91,7 +91,7 @@ const paths = (value: unknown) =>
     ? { ok: true as const, value: [...value] }
     : { ok: false as const, expected: 'a non-empty list of paths' };
 
-const SKILL_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
+export const SKILL_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
 const routing = (value: unknown) => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false as const, expected: 'a map from tool name to skill file name' };
@@ -185,7 +185,7 @@ const asList = (text: string): unknown => text.split(',').map((item) => item.tri
 
 export const SETTINGS: Record<SettingKey, SettingSpec> = {
   min_repeats: { description: 'How many times a pattern must repeat (inside the window) before it becomes a rule.', default: 3, check: int(1, 1000), fromEnv: asNumber },
-  window_days: { description: 'Rolling window, in days, in which sub-threshold clusters carry over between nights.', default: 7, check: num(0), fromEnv: asNumber },
+  window_days: { description: 'A pattern becomes a rule when it repeats min_repeats times within this many days (older history read in one run is judged as of its own time); sub-threshold clusters carry over between nights inside this window, counted back from the newest event.', default: 7, check: num(0), fromEnv: asNumber },
   slow_factor: { description: "A success is slow when its duration exceeds this multiple of the tool's baseline.", default: 2, check: num(1), fromEnv: asNumber },
   slow_min_ms: { description: 'A success shorter than this (ms) is never slow, whatever its baseline: a 150 ms call is not worth a rule.', default: 1000, check: int(0), fromEnv: asNumber },
   baseline_min_samples: { description: 'Successes a tool needs before its duration baseline is trusted.', default: 10, check: int(1, 100_000), fromEnv: asNumber },

@@ -3,7 +3,7 @@ import type { RunContext } from '../context.js';
 import { errors } from '../model/errors.js';
 import type { FileToCommit, RepoInfo } from '../io/git.js';
 import { addRules, parseMemory, removeRules } from '../memory/memory-md.js';
-import { addSkillRules, parseSkillRules, removeSkillRules } from '../memory/skills-yaml.js';
+import { addSkillRules, parseSkillRules, removeSkillRules, skillFileProblem } from '../memory/skills-yaml.js';
 import { IN_TARGET, type LedgerEntry } from '../memory/state.js';
 import type { Plan } from './plan.js';
 import { targetPath } from '../model/rule-target.js';
@@ -151,6 +151,8 @@ export function buildCommitFiles(input: CommitFilesInput): FileToCommit[] {
 function ownLinesOnHead(file: FileVersions, rules: LedgerEntry[], settings: CommitFilesInput['settings']): string | undefined {
   if (file.working === undefined) return undefined;
   const isMemory = file.path === settings.memory_file;
+  // A skill file that cannot be read was left alone by the run (see load): leave it out of the commit too.
+  if (!isMemory && [file.working, file.head].some((text) => text !== undefined && skillFileProblem(text) !== null)) return file.head;
   const ids = (text: string | undefined) =>
     new Set(text === undefined ? [] : (isMemory ? parseMemory(text).rules : parseSkillRules(text, file.path)).map((rule) => rule.id));
   const working = ids(file.working);

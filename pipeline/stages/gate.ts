@@ -1,6 +1,7 @@
 import type { RunContext } from '../context.js';
 import { IN_ARCHIVE, IN_TARGET, isBurned, type LedgerEntry, type PendingCluster, type State } from '../memory/state.js';
 import { windowStartDay } from '../memory/pending-window.js';
+import { followTemplateMerges } from '../memory/template-merges.js';
 import { mergeFollowUps } from '../ingest/recovery.js';
 import { clusterId, type FollowUp, type Cluster, type ClusterOutcome, type Evidence, type PromotedCluster, type Recurrence, type Refines, type Signature } from '../model/cluster.js';
 
@@ -13,6 +14,11 @@ export interface GateResult {
   pending: Record<string, PendingCluster>;
   /** Carried-over events that left the window this run (older than window_days before now). */
   expired: number;
+  /**
+   * Events read tonight, older than the window, that did not repeat min_repeats times within
+   * window_days of each other either (so count toward nothing), and the first day among them.
+   */
+  olderUncounted?: { count: number; from: string };
 }
 
 const KEPT_IDS = 50;
@@ -21,26 +27,36 @@ export const MAX_REFINEMENTS = 2;
 
 /**
  * gate: a cluster becomes a rule candidate when it was seen `min_repeats` times inside the rolling
- * window, counting what earlier nights carried over. Clusters an active rule already covers, or whose
+ * window, counting what earlier nights carried over, or, for older history read tonight, within
+ * `window_days` of each other (see busiestSpan). Clusters an active rule already covers, or whose
  * pattern a human burned, are not proposed again; a covered cluster's recurrence is recorded instead.
  */
-export async function gate<I extends { state: State; clusters: Cluster[]; notices: string[]; window: { to: string | null } }>(
+export async function gate<I extends { state: State; clusters: Cluster[]; notices: string[]; window: { to: string | null }; templateMerges?: ReadonlyMap<string, string> }>(
   input: I,
   ctx: RunContext,
 ): Promise<I & GateResult> {
-  // The window ends at the newest event read (or now): a backfill of old logs is judged as of its own time.
+  // The window ends at the newest event read (or now); older history read tonight is judged as of its own time.
   const newest = input.window.to ? Date.parse(input.window.to) : ctx.now.getTime();
   const reference = new Date(Math.min(newest, ctx.now.getTime()));
   const rereadFrom = ctx.options.since ? new Date(ctx.options.since).toISOString().slice(0, 10) : undefined;
-  const result = computeGate(input.clusters, input.state, ctx.settings, ctx.now, { reference, ...(rereadFrom ? { rereadFrom } : {}) });
-  const notices = result.expired > 0 ? [...input.notices, expiredNotice(result.expired, ctx.settings.window_days, input.window.to !== null)] : input.notices;
-  return { ...input, ...result, notices };
+  // Templates that generalised tonight take what was keyed by the templates they absorbed.
+  const state = followTemplateMerges(input.state, input.templateMerges ?? new Map());
+  const result = computeGate(input.clusters, state, ctx.settings, ctx.now, { reference, ...(rereadFrom ? { rereadFrom } : {}) });
+  const { window_days: days, min_repeats: repeats } = ctx.settings;
+  const notices = [...input.notices];
+  const carried = result.expired - (result.olderUncounted?.count ?? 0);
+  if (carried > 0) notices.push(expiredNotice(carried, days, input.window.to !== null));
+  if (result.olderUncounted) {
+    const { count, from } = result.olderUncounted;
+    notices.push(`${count} events read tonight (from ${from}) are more than ${days} days older than the newest one and did not repeat ${repeats} times within ${days} days of each other: they count toward no rule and are not carried over. To count repeats spread further apart, run once over that history with a wider window, e.g. SLEEP_CYCLE_WINDOW_DAYS=365 sleep-cycle run --since ${from}.`);
+  }
+  return { ...input, ...result, state, notices };
 }
 
-/** With no event read tonight, only counts carried over from earlier nights aged out, against the clock. */
+/** Carried-over counts that aged out: against the clock on a night that read nothing, else against the newest event. */
 function expiredNotice(expired: number, windowDays: number, readAny: boolean): string {
   if (!readAny) return `${expired} events carried over from earlier nights are now more than ${windowDays} days old and no longer count toward a rule.`;
-  return `${expired} events are more than ${windowDays} days older than the newest one and no longer count toward a rule (for a backfill of older history, raise window_days, e.g. SLEEP_CYCLE_WINDOW_DAYS=365).`;
+  return `${expired} events carried over from earlier nights left the ${windowDays}-day window and no longer count toward a rule.`;
 }
 
 export interface GateOptions {
@@ -84,8 +100,16 @@ export function computeGate(
       delete pending[cluster.id];
       continue;
     }
-    const merged = mergeCarried(cluster, pending[cluster.id], windowStart, settings.sample_size);
-    result.expired += cluster.count - sum(inWindow(cluster.days, windowStart));
+    const carried = pending[cluster.id];
+    let merged = mergeCarried(cluster, carried, windowStart, settings.sample_size);
+    const older = Object.entries(cluster.days).filter(([day]) => day < windowStart).sort();
+    if (merged.count < settings.min_repeats && older.length > 0) merged = busiestSpan(merged, cluster.days, carried?.days ?? {}, settings);
+    if (merged.count < settings.min_repeats && older.length > 0) {
+      const count = older.reduce((total, [, n]) => total + n, 0);
+      result.expired += count;
+      const from = result.olderUncounted && result.olderUncounted.from < older[0]![0] ? result.olderUncounted.from : older[0]![0];
+      result.olderUncounted = { count: (result.olderUncounted?.count ?? 0) + count, from };
+    }
     result.windowCounts[cluster.id] = merged.count;
     if (merged.count >= settings.min_repeats) {
       result.outcomes[cluster.id] = 'promoted';
@@ -228,6 +252,31 @@ function mergeCarried(cluster: Cluster, carried: PendingCluster | undefined, win
     signatures: mergeSignatures(carried.signatures, cluster.signatures),
     ...withFollowUps([carried.follow_ups ?? [], cluster.follow_ups ?? []]),
   };
+}
+
+/**
+ * History read tonight that is older than the window (an import, a first read of an old log, after live
+ * hook events moved the newest one to today) is judged as of its own time: the busiest window_days span
+ * of the cluster's days, tonight's and carried, counts wherever it lies. Used only when the window
+ * before the newest event does not reach min_repeats, so a live night is judged exactly as before;
+ * promotes or changes nothing (the older days are not carried over).
+ */
+function busiestSpan(merged: PromotedCluster, tonight: Record<string, number>, carried: Record<string, number>, settings: { window_days: number; min_repeats: number }): PromotedCluster {
+  const all: Record<string, number> = { ...carried };
+  for (const [day, n] of Object.entries(tonight)) all[day] = (all[day] ?? 0) + n;
+  const days = Object.keys(all).sort();
+  let best: string[] = [];
+  let bestCount = merged.count;
+  for (const end of days) {
+    const start = windowStartDay(new Date(`${end}T00:00:00Z`), settings.window_days);
+    const span = days.filter((day) => day >= start && day <= end);
+    const count = span.reduce((total, day) => total + all[day]!, 0);
+    if (count > bestCount) [best, bestCount] = [span, count];
+  }
+  // Below the threshold anywhere: the cluster waits with its days inside the window, as before.
+  if (bestCount < settings.min_repeats) return merged;
+  const carriedOver = best.reduce((total, day) => total + (carried[day] ?? 0), 0);
+  return { ...merged, count: bestCount, carried_over: carriedOver, days: Object.fromEntries(best.map((day) => [day, all[day]!])) };
 }
 
 export function toPending(cluster: PromotedCluster): PendingCluster {

@@ -3,15 +3,20 @@ import type { RunContext } from '../context.js';
 import { errors } from '../model/errors.js';
 import type { RepoInfo } from '../io/git.js';
 import { bundledSafetyRulesPath, compiledSafetyRulesPath, repoPaths } from '../io/paths.js';
-import { parseState, type State } from '../memory/state.js';
+import { readState, type State } from '../memory/state.js';
 import { safetyPolicyOf, type SafetyPolicy } from '../safety/policy.js';
-import { skillOf } from '../model/rule-target.js';
+import { skillOf, skillPath } from '../model/rule-target.js';
+import { skillFileProblem } from '../memory/skills-yaml.js';
+import { brokenEventLines } from '../memory/lifecycle.js';
+import { redact } from '../safety/redact.js';
 
 export interface Loaded {
   state: State;
   memoryText: string | undefined;
   /** Skill name -> file text (undefined when the file does not exist yet). */
   skillTexts: Record<string, string | undefined>;
+  /** Skill name -> why its file cannot be read: tonight the run neither reads nor writes its rules. */
+  unreadableSkills: Record<string, string>;
   policy: SafetyPolicy;
   /** Text of the lifecycle audit log, appended to by the plan. */
   lifecycleText: string | undefined;
@@ -29,7 +34,9 @@ export interface Loaded {
 export async function load(_input: object, ctx: RunContext): Promise<Loaded> {
   const paths = repoPaths(ctx.root, ctx.settings);
   const notices: string[] = [...ctx.startupNotices];
-  const state = parseState(await ctx.fs.readText(paths.state), rel(ctx.root, paths.state));
+  const read = readState(await ctx.fs.readText(paths.state), rel(ctx.root, paths.state));
+  const state = read.state;
+  notices.push(...read.notices);
   const memoryText = await ctx.fs.readText(paths.memory);
   const skills = new Set(Object.values(ctx.settings.routing));
   for (const rule of Object.values(state.rules)) {
@@ -38,6 +45,7 @@ export async function load(_input: object, ctx: RunContext): Promise<Loaded> {
   }
   const skillTexts: Record<string, string | undefined> = {};
   for (const skill of [...skills].sort()) skillTexts[skill] = await ctx.fs.readText(paths.skill(skill));
+  const unreadableSkills = checkSkillFiles(skillTexts, ctx, notices);
 
   let policyPath = paths.safetyRules;
   let policyText = await ctx.fs.readText(policyPath);
@@ -51,6 +59,10 @@ export async function load(_input: object, ctx: RunContext): Promise<Loaded> {
   }
   const policy = safetyPolicyOf(policyText, policyPath === paths.safetyRules ? rel(ctx.root, policyPath) : 'bundled default policy', await ctx.fs.readText(compiledSafetyRulesPath()));
   const lifecycleText = await ctx.fs.readText(paths.lifecycle);
+  const broken = brokenEventLines(lifecycleText);
+  if (broken.length > 0) {
+    notices.push(`${rel(ctx.root, paths.lifecycle)}: ${broken.length === 1 ? 'line' : 'lines'} ${listed(broken)} ${broken.length === 1 ? 'is' : 'are'} not an audit event (torn or edited by hand): kept in the file as ${broken.length === 1 ? 'it is' : 'they are'}, left out of rule histories.`);
+  }
   const archiveText = await ctx.fs.readText(paths.archive);
   // A plain dry run never commits, so it does not ask git anything (three git processes off the
   // pre-session hook's latency); --require-git and --branch still check.
@@ -62,7 +74,31 @@ export async function load(_input: object, ctx: RunContext): Promise<Loaded> {
   if (ctx.options.branch && repo.head?.kind === 'branch' && repo.head.name === ctx.options.branch) {
     throw errors.usage(`--branch ${ctx.options.branch} is the branch you are on: leave out --branch to commit here, or name the proposal branch (e.g. sleep-cycle/nightly).`);
   }
-  return { state, memoryText, skillTexts, policy, lifecycleText, archiveText, repo, notices };
+  return { state, memoryText, skillTexts, unreadableSkills, policy, lifecycleText, archiveText, repo, notices };
+}
+
+/**
+ * Skill files the run cannot read are left alone: not overwritten, no rule in them taken for deleted.
+ * The rest of the night goes on; the notice (also in the report) names the file and the fix.
+ */
+function checkSkillFiles(skillTexts: Record<string, string | undefined>, ctx: RunContext, notices: string[]): Record<string, string> {
+  const unreadable: Record<string, string> = {};
+  for (const [skill, text] of Object.entries(skillTexts)) {
+    const problem = text === undefined ? null : skillFileProblem(text);
+    if (problem === null) continue;
+    unreadable[skill] = problem;
+    const file = skillPath(skill, ctx.settings);
+    notices.push(redact(`${file} ${problem}: it was left as it is, its rules keep their state, and no rule was written to it (a new one waits for the next run). Fix the file, then run again.`));
+  }
+  return unreadable;
+}
+
+/** `3`, `3 and 7`, `3, 7, 9 and 2 more`. */
+function listed(numbers: number[]): string {
+  if (numbers.length === 1) return String(numbers[0]);
+  const shown = numbers.slice(0, 3);
+  const rest = numbers.length - shown.length;
+  return rest > 0 ? `${shown.join(', ')} and ${rest} more` : `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}`;
 }
 
 function rel(root: string, path: string): string {

@@ -17,6 +17,8 @@ import { appendEvents, parseEvents, type LifecycleEvent } from '../memory/lifecy
 import { targetKey } from '../model/rule-target.js';
 import type { FileChange } from '../model/file-change.js';
 import { buildTargetChanges, type TargetSettings } from '../memory/target-changes.js';
+import { isHeldTarget, type UnreadableSkills } from '../memory/held-targets.js';
+import { targetPath } from '../model/rule-target.js';
 
 export type ProposalStatus = 'proposed' | 'applied' | 'quarantined' | 'duplicate';
 
@@ -66,14 +68,18 @@ interface PlanInput {
   /** Clusters past the LLM budget: back to pending for a later night. */
   deferred: PromotedCluster[];
   /** Clusters no rule was written for: back to pending, listed for a human or Claude. */
-  held?: { cluster: PromotedCluster; reason: string }[];
+  unwritten?: { cluster: PromotedCluster; reason: string }[];
   llmCache: State['llm_cache'];
+  /** The miner's templates after tonight (absent in tests that build a plan by hand). */
+  templates?: State['templates'];
   lifecycle: LifecycleResult;
   archiveText: string | undefined;
   movedByCrashedRun?: Set<string>;
   leftInTarget?: Set<string>;
   /** The policy tonight's drafts were checked against: new rules need no re-check until it changes. */
   policy?: SafetyPolicy;
+  /** Skill files load could not read: drafts for them wait in pending instead of being written. */
+  unreadableSkills?: UnreadableSkills;
 }
 
 /** plan: every change the run would make, as data. Pure; dry-run renders it and stops. */
@@ -97,6 +103,7 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
   const additions = new Map<string, SkillRule[]>();
   const present = input.present;
   const proposals: Proposal[] = [];
+  const held: PromotedCluster[] = [];
   const lifecycle: RuleChange[] = [...input.lifecycle.changes];
   const event = (rule: string, from: string, to: string, reason: string): LifecycleEvent => ({ rule, from, to, reason, time: now, run: options.runId });
   const events: LifecycleEvent[] = input.humanChanges
@@ -112,6 +119,7 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
     const text = finalRuleText(draft.text);
     const cluster = clusters.get(draft.clusterId)!;
     let status: ProposalStatus;
+    const notes = [...item.reasons, ...draft.notes];
     if (!item.accepted) {
       status = 'quarantined';
       // A draft id can be quarantined again with new text (the cluster recurred): each text is logged.
@@ -124,6 +132,11 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
       };
     } else if (IN_TARGET.includes(rules[draft.id]?.state ?? 'rejected')) {
       status = 'duplicate';
+    } else if (isHeldTarget(target, input.unreadableSkills)) {
+      // Its file cannot be read tonight: proposed, not written; the cluster waits in pending for the next run.
+      status = 'proposed';
+      held.push(cluster);
+      notes.push(`not written: ${targetPath(target, options.settings)} cannot be read; proposed again on the next run once it is fixed`);
     } else {
       status = options.dryRun ? 'proposed' : 'applied';
       // Already in the file (a crashed run wrote memory but not state): record it, do not add it twice.
@@ -143,7 +156,7 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
       id: draft.id, cluster_id: draft.clusterId, tool_name: draft.toolName, error_category: draft.errorCategory,
       kind: draft.kind, template_id: cluster.template_id ?? null, template: cluster.template ?? null,
       ...(cluster.templates ? { templates: cluster.templates.map((t) => t.template) } : {}),
-      text, target, status, reasons: [...item.reasons, ...draft.notes],
+      text, target, status, reasons: notes,
     });
   }
   // Restored tonight, or moved out by a crashed run but still in memory by tonight's lifecycle: back in.
@@ -171,8 +184,9 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
     last_sleep: now,
     cursors: input.cursors,
     baselines: input.baselines,
-    pending: { ...input.pending, ...Object.fromEntries([...input.deferred, ...(input.held ?? []).map((h) => h.cluster)].map((cluster) => [cluster.id, toPending(cluster)])) },
+    pending: { ...input.pending, ...Object.fromEntries([...input.deferred, ...held, ...(input.unwritten ?? []).map((u) => u.cluster)].map((cluster) => [cluster.id, toPending(cluster)])) },
     llm_cache: input.llmCache,
+    ...(input.templates && Object.keys(input.templates.scopes).length > 0 ? { templates: input.templates } : {}),
     rules,
     quarantine,
   };

@@ -32,7 +32,7 @@ export interface Reconciled {
  * reconcile: reads what humans did to derived rules since the last run. A rule whose line is gone is
  * rejected and its pattern burned (never proposed again); an edited rule keeps the human's text.
  */
-export async function reconcile<I extends { state: State; memoryText: string | undefined; skillTexts: Record<string, string | undefined>; archiveText?: string | undefined; notices: string[] }>(
+export async function reconcile<I extends { state: State; memoryText: string | undefined; skillTexts: Record<string, string | undefined>; unreadableSkills?: Record<string, string>; archiveText?: string | undefined; notices: string[] }>(
   input: I,
   ctx: RunContext,
 ): Promise<I & Reconciled> {
@@ -72,7 +72,7 @@ export async function reconcile<I extends { state: State; memoryText: string | u
 
 /** Target -> (rule id -> text) for every target file that exists; a missing file proves nothing. */
 function presentRules(
-  input: { memoryText: string | undefined; skillTexts: Record<string, string | undefined> },
+  input: { memoryText: string | undefined; skillTexts: Record<string, string | undefined>; unreadableSkills?: Record<string, string> },
   ctx: RunContext,
   notices: string[],
 ): Map<string, Map<string, string>> {
@@ -90,7 +90,8 @@ function presentRules(
     present.set('memory', new Map(parsed.rules.map((rule) => [rule.id, rule.text])));
   }
   for (const [skill, text] of Object.entries(input.skillTexts)) {
-    if (text === undefined) continue;
+    // An unreadable file proves nothing either (load said why): its rules keep their state.
+    if (text === undefined || input.unreadableSkills?.[skill] !== undefined) continue;
     const rules = parseSkillRules(text, skillPath(skill, ctx.settings));
     present.set(targetKey({ kind: 'skill', skill }), new Map(rules.map((rule) => [rule.id, rule.text])));
   }

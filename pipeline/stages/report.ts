@@ -1,7 +1,7 @@
 import type { RunContext } from '../context.js';
 import type { RepoInfo } from '../io/git.js';
 import { commitSkipReason } from './commit.js';
-import { scanInstructionLike } from '../synth/scan.js';
+import { scanInstructionLike, shownOrWithheld } from '../synth/scan.js';
 import type { PendingCluster, State } from '../memory/state.js';
 import type { Cluster, Evidence } from '../model/cluster.js';
 import type { ClusterOutcome, PromotedCluster, Recurrence } from '../model/cluster.js';
@@ -24,7 +24,7 @@ export interface ReportInput {
   recurrences: Recurrence[];
   reviewed: ReviewedDraft[];
   /** Clusters no rule was written for (see synthesize). */
-  held?: { cluster: PromotedCluster; reason: string }[];
+  unwritten?: { cluster: PromotedCluster; reason: string }[];
   humanChanges: HumanChange[];
   llm: LlmRunStats;
   notices: string[];
@@ -60,7 +60,7 @@ export function renderReport(input: ReportInput, meta: ReportMeta): string {
   summary(out, input, meta);
   proposals(out, input, meta, false);
   proposals(out, input, meta, true);
-  heldClusters(out, input);
+  unwrittenClusters(out, input);
   recurrences(out, input);
   lifecycle(out, input, meta);
   humanChanges(out, input);
@@ -77,7 +77,9 @@ function summary(out: string[], input: ReportInput, meta: ReportMeta): void {
   out.push(`| events read | ${input.window.from ?? '–'} → ${input.window.to ?? '–'} |`);
   out.push(`| lines | ${lines.read} read, ${lines.valid} valid, ${lines.invalid} invalid, ${lines.old} old, ${lines.blank} blank |`);
   out.push(`| clusters | ${input.clusters.length} (${count('promoted')} promoted, ${count('pending')} pending, ${count('covered')} covered by a rule, ${count('restored')} restored a rule, ${count('burned')} burned) |`);
-  const accepted = meta.dryRun ? `${byStatus('proposed')} proposed` : `${byStatus('applied')} applied`;
+  // In a real run a `proposed` rule was held back: its skill file could not be read (see the notices).
+  const heldBack = !meta.dryRun && byStatus('proposed') > 0 ? `, ${byStatus('proposed')} held back (file unreadable)` : '';
+  const accepted = meta.dryRun ? `${byStatus('proposed')} proposed` : `${byStatus('applied')} applied${heldBack}`;
   out.push(`| rules | ${accepted}, ${byStatus('quarantined')} quarantined, ${byStatus('duplicate')} duplicate |`);
   const llm = input.llm;
   const usage = llm.synthesizer.startsWith('claude')
@@ -126,19 +128,19 @@ function proposals(out: string[], input: ReportInput, meta: ReportMeta, quaranti
 
 /** The template(s) a cluster stands for, and what worked next. */
 function templateLines(out: string[], cluster: PromotedCluster): void {
-  if (cluster.template) out.push(`- template: \`${escapeCode(cluster.template)}\` (\`${cluster.template_id}\`)`);
-  for (const t of cluster.templates ?? []) out.push(`- template (promoted together): \`${escapeCode(t.template)}\` × ${t.count} (\`${t.id}\`)`);
+  if (cluster.template) out.push(`- template: \`${escapeCode(shownOrWithheld(cluster.template))}\` (\`${cluster.template_id}\`)`);
+  for (const t of cluster.templates ?? []) out.push(`- template (promoted together): \`${escapeCode(shownOrWithheld(t.template))}\` × ${t.count} (\`${t.id}\`)`);
   for (const up of cluster.follow_ups ?? []) {
     out.push(`- what worked next: \`${escapeCode(up.shape)}\` × ${up.count} in ${up.sessions.length} session${up.sessions.length === 1 ? '' : 's'}`);
   }
 }
 
 /** Clusters over the threshold that got no rule: nothing safe and specific could be said offline. */
-function heldClusters(out: string[], input: ReportInput): void {
-  const held = input.held ?? [];
-  if (held.length === 0) return;
+function unwrittenClusters(out: string[], input: ReportInput): void {
+  const unwritten = input.unwritten ?? [];
+  if (unwritten.length === 0) return;
   out.push('## Needs a human or Claude', '', 'These clusters reached the threshold, but no rule was written: the offline writer had nothing safe and specific to say. They stay pending; write a rule by hand, or run with Claude.', '');
-  for (const { cluster, reason } of held) {
+  for (const { cluster, reason } of unwritten) {
     out.push(`### \`${cluster.id}\` — \`${escapeCode(cluster.tool_name)}\`${cluster.error_category ? ` / \`${escapeCode(cluster.error_category)}\`` : ''}`, '');
     out.push(`- why: ${escapeInline(reason)}`);
     templateLines(out, cluster);
@@ -248,7 +250,7 @@ function pendingClusters(out: string[], input: ReportInput): void {
   out.push('## Below the threshold (carried over)', '', '| cluster | kind | tool | category | template | read tonight | counted in the window |', '|---|---|---|---|---|---|---|');
   for (const c of pending) {
     const counted = Object.values(input.pending[c.id]?.days ?? {}).reduce((sum, n) => sum + n, 0);
-    const template = c.template ? `\`${escapeCode(c.template)}\`` : '–';
+    const template = c.template ? `\`${escapeCode(shownOrWithheld(c.template))}\`` : '–';
     out.push(`| \`${c.id}\` | ${c.kind} | \`${escapeCode(c.tool_name)}\` | ${escapeCell(c.error_category ?? '–')} | ${template} | ${c.count} | ${counted} |`);
   }
   out.push('');

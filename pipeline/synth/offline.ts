@@ -29,7 +29,7 @@ export function draftOffline(request: SynthesizeRequest): DraftRule {
   const notes: string[] = [];
   if (cluster.kind === 'slow') return draftFor(request, { text: slowRule(cluster), synthesizer: 'offline', notes });
   const rule = failureRule(cluster, notes);
-  if ('held' in rule) return { ...draftFor(request, { text: '', synthesizer: 'offline', notes }), held: rule.held };
+  if ('unwritten' in rule) return { ...draftFor(request, { text: '', synthesizer: 'offline', notes }), unwritten: rule.unwritten };
   return draftFor(request, { text: rule.text, synthesizer: 'offline', notes });
 }
 
@@ -37,15 +37,15 @@ export function draftOffline(request: SynthesizeRequest): DraftRule {
  * A failure rule names its template, so it says which error it is about. It is one of: the known-failure
  * table's advice for the template; or the fact (the template, how often, in how many sessions) with what
  * worked next when that held in two sessions or more; or the fact alone. A cluster whose error cannot be
- * quoted safely and that no known failure matches gets no rule: it is held for a human or Claude.
+ * quoted safely and that no known failure matches gets no rule: it waits for a human or Claude.
  */
-function failureRule(cluster: PromotedCluster, notes: string[]): { text: string } | { held: string } {
+function failureRule(cluster: PromotedCluster, notes: string[]): { text: string } | { unwritten: string } {
   const templates = cluster.templates?.map((t) => t.template) ?? (cluster.template ? [cluster.template] : []);
   if (templates.length === 0) return legacyFailureRule(cluster, notes);
   const tool = safeName(cluster.tool_name);
   const quotes = templates.slice(0, MAX_TEMPLATES_NAMED).map((template) => quoteTemplate(template, notes)).filter((q): q is string => q !== null);
   const known = knownFor(templates, cluster.signatures[0]?.text ?? null);
-  if (quotes.length === 0 && known === null) return { held: 'the error text cannot be quoted safely and matches no known failure' };
+  if (quotes.length === 0 && known === null) return { unwritten: 'the error text cannot be quoted safely and matches no known failure' };
   const more = templates.length > MAX_TEMPLATES_NAMED ? ` (and ${templates.length - MAX_TEMPLATES_NAMED} more)` : '';
   const what = quotes.length > 0 ? `${code(tool)} fails with ${quotes.map(code).join(' or ')}${more}` : `${code(tool)} fails (${cluster.error_category ?? 'uncategorized'})`;
   const again = cluster.refines ? ', even after an earlier rule' : '';
@@ -55,13 +55,13 @@ function failureRule(cluster: PromotedCluster, notes: string[]): { text: string 
   return { text: worked ? `${what} ${seen}; what worked instead: ${code(worked.shape)}.` : `${what} ${seen}.` };
 }
 
-/** Clusters without a template (built before templates existed): the table on the signature, else held. */
-function legacyFailureRule(cluster: PromotedCluster, notes: string[]): { text: string } | { held: string } {
+/** Clusters without a template (built before templates existed): the table on the signature, else no rule. */
+function legacyFailureRule(cluster: PromotedCluster, notes: string[]): { text: string } | { unwritten: string } {
   const category = cluster.error_category ?? 'uncategorized';
   const signature = commonSignature(cluster);
   const quote = quotable(signature, notes);
   const advice = failureAdvice(signature, category);
-  if (advice === null && quote === null) return { held: 'no known failure matches and the error text cannot be quoted safely' };
+  if (advice === null && quote === null) return { unwritten: 'no known failure matches and the error text cannot be quoted safely' };
   const tool = safeName(cluster.tool_name);
   // Double quotes delimit the quote and cannot occur inside it, so quoted text cannot close the quote early.
   const again = cluster.refines ? ' even after an earlier rule' : '';

@@ -91,7 +91,7 @@ describe('run with the Claude synthesizer (fake Messages API on 127.0.0.1)', () 
     expect(run.code).toBe(0);
     expect(run.json.data.llm.fallbacks.map((f: any) => f.code).sort()).toEqual(['E_LLM_OUTPUT', 'E_LLM_UNAVAILABLE']);
     expect(run.json.data.proposals.every((p: any) => p.status === 'applied')).toBe(true);
-    expect(run.json.data.proposals.map((p: any) => p.text).join(' ')).toContain('failed 3 times');
+    expect(run.json.data.proposals.map((p: any) => p.text).join(' ')).toContain('(3 times in 3 sessions)');
     expect(read(dir, 'proposed_memory_updates.md')).toContain('offline fallbacks: 2');
   });
 

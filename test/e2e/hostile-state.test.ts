@@ -157,7 +157,7 @@ describe('hostile repo state: state.json', () => {
     ['not JSON', 'this is not json', /is not valid JSON\. Restore it with "git checkout -- \.sleep-cycle\/state\.json" or move it aside/],
     ['half written (truncated JSON)', '{\n  "version": 1,\n  "cursors": {\n    "logs/telemetry.jsonl": {', /is not valid JSON\. Restore it/],
     ['an array', '[]', /is not a JSON object\. Restore it with "git checkout/],
-    ['a section of the wrong type', '{"version": 1, "rules": []}', /"rules" is not an object\. Restore it/],
+    ['a section of the wrong type', '{"version": 1, "rules": []}', /rules: expected an object mapping a rule id like r-3f9a1c to an object, found \[\]\. Correct that field by hand, or restore the last committed state with "git checkout/],
     ['from a future version', '{"version": 2, "cursors": {}, "rules": {}}', /has version 2, this sleep-cycle reads version 1\. Upgrade sleep-cycle/],
   ];
   for (const [name, text, message] of broken) {

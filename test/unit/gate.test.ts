@@ -66,4 +66,42 @@ describe('gate', () => {
     expect(result.promoted).toEqual([]);
     expect(result.pending).toEqual({});
   });
+
+  describe('older history read tonight (an import, after live events moved the newest one to today)', () => {
+    const TODAY = new Date('2026-11-20T10:00:00Z');
+
+    it('three failures within a week of each other in June: promoted, counted as of their own time', () => {
+      const result = computeGate([cluster({ '2026-06-01': 1, '2026-06-03': 2 })], emptyState(), settings, NOW, { reference: TODAY });
+      expect(result.outcomes[ID]).toBe('promoted');
+      expect(result.promoted[0]).toMatchObject({ count: 3, carried_over: 0, days: { '2026-06-01': 1, '2026-06-03': 2 } });
+      expect(result.olderUncounted).toBeUndefined();
+      expect(result.expired).toBe(0);
+    });
+
+    it('the busiest span counts, not the whole history', () => {
+      const result = computeGate([cluster({ '2026-05-01': 1, '2026-06-01': 1, '2026-06-05': 1, '2026-06-08': 1, '2026-07-01': 1 })], emptyState(), settings, NOW, { reference: TODAY });
+      expect(result.promoted[0]).toMatchObject({ count: 3, days: { '2026-06-01': 1, '2026-06-05': 1, '2026-06-08': 1 } });
+    });
+
+    it('spread further apart than the window: pending, nothing carried, and counted as uncounted from its first day', () => {
+      const result = computeGate([cluster({ '2026-06-01': 1, '2026-07-01': 1, '2026-08-01': 1 })], emptyState(), settings, NOW, { reference: TODAY });
+      expect(result.outcomes[ID]).toBe('pending');
+      expect(result.promoted).toEqual([]);
+      expect(result.pending[ID]?.days ?? {}).toEqual({});
+      expect(result.olderUncounted).toEqual({ count: 3, from: '2026-06-01' });
+      expect(result.expired).toBe(3);
+    });
+
+    it('a wider window counts them (the advice the notice gives)', () => {
+      const result = computeGate([cluster({ '2026-06-01': 1, '2026-07-01': 1, '2026-08-01': 1 })], emptyState(), { ...settings, window_days: 365 }, NOW, { reference: TODAY });
+      expect(result.promoted[0]).toMatchObject({ count: 3 });
+    });
+
+    it('recent events below the threshold are judged on the window before the newest event, as before', () => {
+      const result = computeGate([cluster({ '2026-11-19': 1, '2026-11-20': 1 })], emptyState(), settings, NOW, { reference: TODAY });
+      expect(result.outcomes[ID]).toBe('pending');
+      expect(result.pending[ID]!.days).toEqual({ '2026-11-19': 1, '2026-11-20': 1 });
+      expect(result.olderUncounted).toBeUndefined();
+    });
+  });
 });

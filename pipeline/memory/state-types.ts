@@ -1,0 +1,169 @@
+import type { Evidence, FollowUp, Signature } from '../model/cluster.js';
+import type { TemplateMinerState } from '../templates/miner-state.js';
+
+/** The shapes of `.sleep-cycle/state.json` (described for the loader in state-schema.ts). */
+
+/** Where reading stopped in one telemetry file, and how to recognise that file again. */
+export interface Cursor {
+  path: string;
+  offset: number;
+  /** SHA-256 (16 hex) of the first min(offset, 1024) bytes: same content survives a fresh clone. */
+  head_sha: string;
+  /** SHA-256 (16 hex) of the 256 bytes before `offset`: a replaced file rarely matches both. */
+  tail_sha: string;
+  last_timestamp: string | null;
+}
+
+export interface Baseline {
+  mean_ms: number;
+  count: number;
+}
+
+/** A cluster seen fewer than `min_repeats` times so far, carried over inside the window. */
+export interface PendingCluster {
+  id: string;
+  kind: 'failure' | 'slow';
+  tool_name: string;
+  error_category: string | null;
+  days: Record<string, number>;
+  input_hashes: string[];
+  sessions: string[];
+  first_seen: string;
+  last_seen: string;
+  samples: Evidence[];
+  signatures: Signature[];
+  baseline_ms?: number | null;
+  /** The cluster's error template and the id of its tool family + category (absent before templates). */
+  template_id?: string | null;
+  template?: string | null;
+  family_id?: string;
+  /** What worked next (see Cluster.follow_ups). */
+  follow_ups?: FollowUp[];
+}
+
+/**
+ * Where a rule is in its life. `active`/`decaying`/`pinned` rules are in their target file; `archived`
+ * and `expired` ones in the archive file; `deleted` ones only in the audit; `rejected` ones were
+ * removed by a human and are not proposed again.
+ */
+export type RuleState = 'active' | 'decaying' | 'archived' | 'expired' | 'deleted' | 'pinned' | 'rejected';
+
+/** How much a rule is trusted: `validated` rules do not decay; `refined` and `invalidated` decay fast. */
+export type RuleStatus = 'active' | 'validated' | 'refined' | 'invalidated';
+
+export type EffectivenessVerdict = 'measuring' | 'working' | 'improving' | 'ineffective' | 'unused';
+
+/** Failure rate of the rule's cluster per day before adoption and since. */
+export interface Effectiveness {
+  before_per_day: number;
+  after_per_day: number;
+  /** after / before − 1 (−1: the failures stopped). */
+  change: number;
+  verdict: EffectivenessVerdict;
+  days_since_adoption: number;
+  tool_calls_since: number;
+}
+
+export interface LedgerEntry {
+  id: string;
+  cluster_id: string;
+  kind: 'failure' | 'slow';
+  tool_name: string;
+  error_category: string | null;
+  /** The error template the rule is about and its id (absent for slow clusters, groups and rules older than templates). */
+  template?: string | null;
+  template_id?: string | null;
+  /** For templates promoted together: the template clusters the rule covers. */
+  covers?: string[];
+  text: string;
+  text_sha: string;
+  /** `memory`, or `skill:<name>` for skills/<name>.yaml. */
+  target: string;
+  state: RuleState;
+  created: string;
+  last_seen: string;
+  hits: number;
+  pinned: boolean;
+  /** Lifecycle fields (absent in ledgers written before decay existed: see withLifecycleDefaults). */
+  status?: RuleStatus;
+  /** Last reinforcement: created, restored, recurred, accessed, edited by a human. */
+  last_reinforced?: string;
+  last_accessed?: string | null;
+  accesses?: number;
+  /** When the rule entered its current state. */
+  state_since?: string;
+  /** The state a pinned rule returns to on unpin. */
+  pinned_from?: RuleState | null;
+  /** Weight at the last evaluation, in [0, 1]. */
+  weight?: number;
+  /** Calls of the rule's tool counted since adoption (effectiveness needs the tool to stay in use). */
+  tool_calls?: number;
+  effectiveness?: Effectiveness | null;
+  supersedes?: string | null;
+  superseded_by?: string | null;
+  /** Why it was archived (shown in the archive file and by `list`). */
+  archive_reason?: string | null;
+  /** `<policy fingerprint>:<text sha>` of the last safety re-check (see safety/recheck.ts). */
+  policy_checked?: string;
+  provenance: {
+    synthesizer: string;
+    count: number;
+    distinct_inputs: number;
+    sessions: number;
+    first_seen: string;
+    last_seen: string;
+    evidence: Evidence[];
+    safety: { verdict: string; violations: string[]; evaluated: string[]; policy: string };
+    model: string | null;
+    prompt_version: string | null;
+  };
+}
+
+export interface QuarantineEntry {
+  id: string;
+  cluster_id: string;
+  kind: 'failure' | 'slow';
+  tool_name: string;
+  error_category: string | null;
+  text: string;
+  target: string;
+  reasons: string[];
+  /** True when the safety checks stopped it (policy or suspicious input): accepting it needs --force. */
+  safety_blocked: boolean;
+  /** SHA of `text`: `review --accept --sha` confirms the text the reviewer read is the text written. */
+  text_sha?: string;
+  at: string;
+  /** The evidence and verdict, so `review --accept` and `explain` can show why. */
+  provenance?: LedgerEntry['provenance'];
+}
+
+export interface BurnedPattern {
+  rule_id: string | null;
+  reason: string;
+  at: string;
+  /** Proposals resume after this time; null burns the pattern for good (a human deleted the rule). */
+  until?: string | null;
+}
+
+/** A Claude answer kept by (evidence hash, model, prompt version): re-running a night costs no calls. */
+export interface LlmCacheEntry {
+  text: string;
+  model: string;
+  prompt_version: string;
+  notes: string[];
+  at: string;
+}
+
+export interface State {
+  version: number;
+  last_sleep: string | null;
+  cursors: Record<string, Cursor>;
+  baselines: Record<string, Baseline>;
+  pending: Record<string, PendingCluster>;
+  rules: Record<string, LedgerEntry>;
+  burned: Record<string, BurnedPattern>;
+  quarantine: Record<string, QuarantineEntry>;
+  llm_cache: Record<string, LlmCacheEntry>;
+  /** The template miner's templates per tool family + category (absent before templates). */
+  templates?: TemplateMinerState;
+}

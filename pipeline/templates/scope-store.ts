@@ -1,0 +1,143 @@
+/**
+ * How one scope's templates grow.
+ *
+ * Finding (template-index.ts): the live template that fits a message's masked tokens most specifically.
+ *
+ * Learning: tokens that no template fits become a new template; then positions are generalised by
+ * evidence. The templates that differ from it at one position p only (its "family" at p) merge into one
+ * with `<*>` at p (or the pattern that keeps what their values share: `user=<*>`, `(<*>)`) when either
+ * - together they show at least `minDistinct` different words at p (three users, three commands), or
+ * - one of them already holds values there (a pattern) and another a word (`()` next to `(<*>)`).
+ * The merged template is checked again, so merges cascade. Two values are not enough: `session opened`
+ * and `session closed`, `Failed password` and `Accepted password` are different events. Never merged:
+ * the leading token (it names the program or the error class: `bash:`, `fatal:`, `KeyError:`), and a
+ * position whose template would keep no word (`<*> <*>` learns nothing).
+ */
+import { redact } from '../safety/redact.js';
+import { generalize } from './pattern.js';
+import { TemplateIndex } from './template-index.js';
+import { keepsAWord, makeUnit, type Unit } from './unit.js';
+
+/** Live templates across all scopes, against the miner's global cap. */
+export interface Budget {
+  live: number;
+  readonly max: number;
+}
+
+export interface StoreHooks {
+  /** Called when the live set changes (a message may now find another template): the cache forgets. */
+  readonly changed: () => void;
+  readonly merged: (from: Unit, into: Unit) => void;
+}
+
+export interface StoreLimits {
+  readonly minDistinct: number;
+  readonly maxTemplatesPerScope: number;
+}
+
+export class ScopeStore {
+  readonly #scope: string;
+  readonly #limits: StoreLimits;
+  readonly #budget: Budget;
+  readonly #hooks: StoreHooks;
+  readonly #index = new TemplateIndex();
+
+  constructor(scope: string, limits: StoreLimits, budget: Budget, hooks: StoreHooks) {
+    this.#scope = scope;
+    this.#limits = limits;
+    this.#budget = budget;
+    this.#hooks = hooks;
+  }
+
+  units(): Unit[] {
+    return this.#index.units();
+  }
+
+  /** The live template these tokens belong to, without learning. */
+  find(tokens: readonly string[]): Unit | undefined {
+    return this.#index.best(tokens) ?? this.#index.get(redactTemplate(tokens.join(' ')));
+  }
+
+  /** The template these tokens belong to after learning them, or undefined when a cap leaves no room. */
+  learn(tokens: readonly string[]): Unit | undefined {
+    const found = this.#index.best(tokens);
+    // At a cap nothing new is kept, so the redactor (the costly step) is not run for a hostile stream.
+    if (found || this.#full()) return found;
+    const text = tokens.join(' ');
+    const safe = redactTemplate(text);
+    if (safe !== text) return this.#index.get(safe) ?? this.#settle(this.#create(safe.split(' ')));
+    return this.#settle(this.#create(tokens));
+  }
+
+  /** A template from saved state, as it was: no merging. Returns false when a cap leaves no room. */
+  restore(template: string, count: number): boolean {
+    if (this.#index.get(template)) return true;
+    if (this.#full()) return false;
+    this.#create(template === '' ? [] : template.split(' ')).count = count;
+    return true;
+  }
+
+  #full(): boolean {
+    return this.#index.size >= this.#limits.maxTemplatesPerScope || this.#budget.live >= this.#budget.max;
+  }
+
+  #create(tokens: readonly string[]): Unit {
+    const unit = makeUnit(this.#scope, tokens);
+    this.#index.add(unit);
+    this.#budget.live += 1;
+    this.#hooks.changed();
+    return unit;
+  }
+
+  #retire(unit: Unit, into: Unit): void {
+    this.#index.delete(unit);
+    this.#budget.live -= 1;
+    into.count += unit.count;
+    this.#hooks.merged(unit, into);
+    this.#hooks.changed();
+  }
+
+  /** Merge while the newest template's families allow it; returns the template the new one ended in. */
+  #settle(unit: Unit): Unit {
+    let current = unit;
+    for (let next = this.#mergeOnce(current); next; next = this.#mergeOnce(current)) current = next;
+    return current;
+  }
+
+  #mergeOnce(unit: Unit): Unit | undefined {
+    for (let p = 1; p < unit.tokens.length; p++) {
+      if (!keepsAWord(unit.tokens, p)) continue;
+      const family = this.#index.family(unit, p);
+      if (family.length < 2) continue;
+      if (evidence(family, p, this.#limits.minDistinct) < this.#limits.minDistinct) continue;
+      const tokens = unit.tokens.slice();
+      tokens[p] = generalize(family.map((m) => m.tokens[p]!));
+      // A merge makes room for itself: the cap is not checked for its target.
+      const target = this.#index.get(tokens.join(' ')) ?? this.#create(tokens);
+      for (const member of family) if (member !== target) this.#retire(member, target);
+      return target;
+    }
+    return undefined;
+  }
+}
+
+/**
+ * Templates are kept in state and shown in reports: a secret that reached one (callers should have
+ * redacted it) is replaced by the redactor's marker, and the template is known by that text.
+ */
+function redactTemplate(template: string): string {
+  const safe = redact(template);
+  return safe === template ? template : safe.split(/\s+/).filter((t) => t !== '').join(' ');
+}
+
+/**
+ * How strongly a family says that position p holds a value: one per distinct literal there, and
+ * `minDistinct - 1` for a member with a pattern there (masking or an earlier merge already saw values
+ * at p), so a literal next to a pattern is enough (`ns.example.com` where addresses were seen, `()`
+ * where `(<*>)` was) while literals alone need `minDistinct` of them.
+ */
+function evidence(family: readonly Unit[], p: number, minDistinct: number): number {
+  let total = 0;
+  for (const member of family) total += member.parts[p] ? minDistinct - 1 : 1;
+  return total;
+}
