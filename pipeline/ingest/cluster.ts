@@ -3,6 +3,7 @@ import type { TelemetryEvent } from '../telemetry/event.js';
 import { maskHomePaths, signatureKey } from '../templates/signature.js';
 import { maskVariables } from '../templates/line-mask.js';
 import { isShellTool, toolFamily } from '../telemetry/tool-family.js';
+import { errorLine } from '../telemetry/error-line.js';
 import { DistinctCounter, type DistinctState } from './distinct.js';
 import { fnv1a, mix32 } from '../model/hash.js';
 import { SignatureCounter, type HashBudget, type SignatureState } from './signature-counter.js';
@@ -108,7 +109,9 @@ export class ClusterBuilder {
   add(kind: ClusterKind, event: TelemetryEvent, ts: number, ref: EventRef, baseline: number | null = null): { key: string; tool: string } | null {
     // A failure's cluster is its tool, category and masked error line (templates are mined from those lines).
     const signature = kind === 'failure' ? signatureKey(event.error_message) : null;
-    const line = kind === 'failure' ? (signature === null ? '' : maskVariables(signature)) : null;
+    // The line a template is mined from: the error line (the exception that ended a traceback, pytest's
+    // verdict, the shell's complaint), its values masked.
+    const line = kind === 'failure' ? (event.error_message ? maskVariables(errorLine(event.error_message)) : '') : null;
     // A shell tool's failures belong to the program that failed (its family), named per call.
     const shellFamily = kind === 'failure' && isShellTool(event.tool_name) ? this.toolName(toolFamily(event.tool_name, event.input_summary, event.error_message)) : null;
     const base = shellFamily === null ? this.mapKey(kind, event) : `failure\u0000${shellFamily}\u0000${failureCategory(event, this.categories)}`;
