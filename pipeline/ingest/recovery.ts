@@ -151,13 +151,19 @@ function byWeight(a: FollowUp, b: FollowUp): number {
  * Null when not even the first word is plain. The tool name stands in for a call without a summary.
  */
 export function callShape(toolName: string, summary: string | undefined): string | null {
-  if (summary === undefined || summary.trim() === '') return PLAIN.test(toolName) ? toolName : null;
+  if (summary === undefined || summary.trim() === '') return TOOL.test(toolName) ? toolName : null;
   const words: string[] = [];
   for (const word of summary.trim().split(/\s+/)) {
-    if (words.length === 3 || !(PLAIN.test(word) || (word === '-m' && words.length > 0))) break;
+    const plain = words.length === 0 ? PROGRAM.test(word) : WORD.test(word) || (word === '-m' && words.length > 0);
+    if (words.length === 3 || !plain) break;
     words.push(word);
   }
   return words.length === 0 || words.at(-1) === '-m' ? null : words.join(' ');
 }
 
-const PLAIN = /^[A-Za-z][A-Za-z_.:-]{0,39}$/;
+/** A tool's own name (`Read`, `mcp__github__list_prs`). */
+const TOOL = /^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/;
+/** A program (`python3.11`, `npx`), never a path. */
+const PROGRAM = /^[a-z][a-z0-9+-]*(?:\.[0-9]+)*$/;
+/** A subcommand or module: letters, `_`, `:` and `-` only (no file names, values or numbers). */
+const WORD = /^[A-Za-z][A-Za-z_:-]{0,39}$/;

@@ -46,8 +46,9 @@ function failureRule(cluster: PromotedCluster, notes: string[]): { text: string 
   const quotes = templates.slice(0, MAX_TEMPLATES_NAMED).map((template) => quoteTemplate(template, notes)).filter((q): q is string => q !== null);
   const known = knownFor(templates, cluster.signatures[0]?.text ?? null);
   if (quotes.length === 0 && known === null) return { unwritten: 'the error text cannot be quoted safely and matches no known failure' };
-  const more = templates.length > MAX_TEMPLATES_NAMED ? ` (and ${templates.length - MAX_TEMPLATES_NAMED} more)` : '';
-  const what = quotes.length > 0 ? `${code(tool)} fails with ${quotes.map(code).join(' or ')}${more}` : `${code(tool)} fails (${cluster.error_category ?? 'uncategorized'})`;
+  // Templates not named (past the first three, or not fit to quote) are still counted: the rule never reads as if it covered fewer.
+  const more = templates.length > quotes.length ? ` (and ${templates.length - quotes.length} more)` : '';
+  const what = quotes.length > 0 ? `${code(tool)} fails with ${quotes.map(code).join(' or ')}${more}` : `${code(tool)} fails with ${code(cluster.error_category ?? 'uncategorized')} errors`;
   const again = cluster.refines ? ', even after an earlier rule' : '';
   const seen = `(${times(cluster.count)} in ${sessions(cluster.sessions.length)}${again})`;
   if (known !== null) return { text: `${what} ${seen}: ${known}.` };
