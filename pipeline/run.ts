@@ -21,7 +21,7 @@ import type { ClusterOutcome } from './model/cluster.js';
 import type { LineCounts, ParallelIngest } from './stages/ingest.js';
 import type { Plan, Proposal } from './stages/plan.js';
 import type { LlmRunStats } from './stages/synthesize.js';
-import { shownOrWithheld } from './synth/scan.js';
+import { shownOrWithheld } from './safety/scan.js';
 
 /** Templates are log text: instruction-like ones are named, not repeated, in the run's JSON. */
 function shown(template: string | null | undefined): string | null {

@@ -66,6 +66,7 @@ const effectiveness: Schema<Effectiveness> = object<Effectiveness>({
 const provenance: Schema<LedgerEntry['provenance']> = object<LedgerEntry['provenance']>({
   synthesizer: string(), count: integer(), distinct_inputs: integer(), sessions: integer(),
   first_seen: isoDate, last_seen: isoDate, evidence: array(evidence),
+  follow_ups: optional(array(followUp)), templates: optional(strings),
   safety: object<LedgerEntry['provenance']['safety']>({
     verdict: string(), violations: strings, evaluated: defaulted(strings, () => []), policy: defaulted(string(), () => 'unknown'),
   }),

@@ -113,6 +113,10 @@ export interface LedgerEntry {
     first_seen: string;
     last_seen: string;
     evidence: Evidence[];
+    /** What worked next, when seen (see Cluster.follow_ups). */
+    follow_ups?: FollowUp[];
+    /** For templates promoted together: their templates. */
+    templates?: string[];
     safety: { verdict: string; violations: string[]; evaluated: string[]; policy: string };
     model: string | null;
     prompt_version: string | null;

@@ -243,6 +243,8 @@ function ledgerEntry(item: ReviewedDraft, text: string, target: string, cluster:
     provenance: {
       synthesizer: draft.synthesizer, count: cluster.count, distinct_inputs: cluster.distinct_inputs, sessions: cluster.sessions.length,
       first_seen: cluster.first_seen, last_seen: cluster.last_seen, evidence: cluster.samples,
+      ...(cluster.follow_ups?.length ? { follow_ups: cluster.follow_ups } : {}),
+      ...(cluster.templates ? { templates: cluster.templates.map((t) => t.template) } : {}),
       safety: { verdict: verdict.verdict, violations: verdict.violations.map((v) => v.ruleId), evaluated: verdict.evaluated, policy: item.policy },
       model: draft.model ?? null,
       prompt_version: draft.promptVersion ?? null,

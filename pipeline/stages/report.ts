@@ -1,7 +1,7 @@
 import type { RunContext } from '../context.js';
 import type { RepoInfo } from '../io/git.js';
 import { commitSkipReason } from './commit.js';
-import { scanInstructionLike, shownOrWithheld } from '../synth/scan.js';
+import { scanInstructionLike, shownOrWithheld } from '../safety/scan.js';
 import type { PendingCluster, State } from '../memory/state.js';
 import type { Cluster, Evidence } from '../model/cluster.js';
 import type { ClusterOutcome, PromotedCluster, Recurrence } from '../model/cluster.js';

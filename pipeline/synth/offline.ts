@@ -6,7 +6,7 @@ import { draftFor, type Synthesizer, type SynthesizeRequest } from './port.js';
 import { type DraftRule } from '../model/draft.js';
 import { redact } from '../safety/redact.js';
 import { safeQuote, shortenAtWord } from './quote.js';
-import { scanInstructionLike } from './scan.js';
+import { scanInstructionLike } from '../safety/scan.js';
 
 const MAX_QUOTE = 90;
 
