@@ -43,11 +43,11 @@ function fail(message) {
 }
 
 async function loadLibrary() {
-  const files = ['mine.js', 'miner.js', 'signature.js'].map((f) => join(DIST, f));
+  const files = ['mine.js', 'miner.js', 'signature.js', '../telemetry/error-line.js', '../telemetry/tool-family.js'].map((f) => join(DIST, f));
   const missing = files.find((f) => !existsSync(f));
   if (missing) fail(`${missing} is missing: run \`npm run eval\` (it builds) or \`npx tsc -p tsconfig.json\` first`);
-  const [mine, miner, signature] = await Promise.all(files.map((f) => import(pathToFileURL(f).href)));
-  return { mineTemplates: mine.mineTemplates, TemplateMiner: miner.TemplateMiner, signatureKey: signature.signatureKey };
+  const [mine, miner, signature, line, family] = await Promise.all(files.map((f) => import(pathToFileURL(f).href)));
+  return { mineTemplates: mine.mineTemplates, TemplateMiner: miner.TemplateMiner, signatureKey: signature.signatureKey, errorLine: line.errorLine, toolFamily: family.toolFamily };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -55,35 +55,35 @@ async function loadLibrary() {
 // { name, skipped: reason }. A new labelled dataset only needs a loader here.
 // ---------------------------------------------------------------------------------------------------
 
-async function loadDatasets(dataRoot, signatureKey) {
+async function loadDatasets(dataRoot, lib) {
   const loghub = loadLoghub(dataRoot);
   return [
     'skipped' in loghub ? { name: 'loghub-2k', skipped: loghub.skipped } : { name: 'loghub-2k', systems: loghub.systems },
-    await loadAgentFailures(dataRoot, signatureKey),
+    await loadAgentFailures(dataRoot, lib),
   ];
 }
 
 /**
  * Hand-labelled agent failures (eval/agent-failures/, built on another branch): its load.mjs re-reads
  * each message from the shared data and returns [{ message, group, tool_name, error_category }], or
- * nothing (with a reason) when the data is absent. The miner is given the error line a rule would
- * quote (signatureKey's choice of line) in the scope tool + category, as the pipeline will.
+ * nothing (with a reason) when the data is absent. The miner is given what the pipeline gives it: the
+ * error line (errorLine) in the scope tool family + category.
  */
-async function loadAgentFailures(dataRoot, signatureKey) {
+async function loadAgentFailures(dataRoot, lib) {
   const name = 'agent-failures';
   const loader = join(REPO, 'eval/agent-failures/load.mjs');
   if (!existsSync(loader)) return { name, skipped: `no labelled set yet (${loader} is absent)` };
   const mod = await import(pathToFileURL(loader).href);
   const load = mod.loadAgentFailures ?? mod.load ?? mod.default;
   if (typeof load !== 'function') return { name, skipped: `${loader} exports no loader function` };
-  const out = await load(dataRoot);
-  const records = Array.isArray(out) ? out : Array.isArray(out?.records) ? out.records : null;
-  if (!records) return { name, skipped: out?.reason ?? out?.skipped ?? 'the loader found no data' };
+  const out = await load({ dataDir: dataRoot });
+  const records = out?.failures ?? null;
+  if (!records) return { name, skipped: out?.reason ?? 'the loader found no data' };
   const lines = records.map((r) => ({
-    content: signatureKey(r.message) ?? '',
+    content: lib.errorLine(r.message),
     group: String(r.group),
     template: r.template,
-    scope: `${r.tool_name ?? ''}\u0000${r.error_category ?? ''}`,
+    scope: `${lib.toolFamily(r.tool_name, undefined, r.message)}\u0000${r.error_category ?? ''}`,
   }));
   return { name, systems: [{ name: 'all', lines }] };
 }
@@ -91,7 +91,7 @@ async function loadAgentFailures(dataRoot, signatureKey) {
 async function main() {
   const options = parseArgs(process.argv.slice(2));
   const lib = await loadLibrary();
-  const datasets = await loadDatasets(options.data, lib.signatureKey);
+  const datasets = await loadDatasets(options.data, lib);
   const loghub = datasets.find((d) => d.name === 'loghub-2k');
   const report = {
     data: options.data,

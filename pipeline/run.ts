@@ -15,11 +15,18 @@ import { reconcile } from './stages/reconcile.js';
 import { report } from './stages/report.js';
 import { synthesize } from './stages/synthesize.js';
 import { validate } from './stages/validate.js';
+import type { PromotedCluster } from './model/cluster.js';
 import type { Cluster } from './model/cluster.js';
 import type { ClusterOutcome } from './model/cluster.js';
 import type { LineCounts, ParallelIngest } from './stages/ingest.js';
 import type { Plan, Proposal } from './stages/plan.js';
 import type { LlmRunStats } from './stages/synthesize.js';
+import { shownOrWithheld } from './safety/scan.js';
+
+/** Templates are log text: instruction-like ones are named, not repeated, in the run's JSON. */
+function shown(template: string | null | undefined): string | null {
+  return template ? shownOrWithheld(template) : null;
+}
 
 /** The sleep cycle, declared once, in run order. Each stage returns its input plus what it adds. */
 export const NIGHT = StageTable.start()
@@ -56,11 +63,15 @@ export interface RunResult {
   run_id: string;
   lines: LineCounts;
   clusters: (Pick<Cluster, 'id' | 'kind' | 'tool_name' | 'error_category' | 'count' | 'distinct_inputs'> & {
+    template_id: string | null;
+    template: string | null;
     count_tonight: number;
     promoted: boolean;
     outcome: ClusterOutcome;
   })[];
   proposals: Proposal[];
+  /** Clusters at the threshold that got no rule (nothing safe and specific to say offline): for a human or Claude. */
+  unwritten: { cluster_id: string; tool_name: string; error_category: string | null; template: string | null; templates: string[]; reason: string }[];
   notices: string[];
   llm: LlmRunStats;
   report_path: string;
@@ -99,6 +110,7 @@ interface FinalData {
   outcomes: Record<string, ClusterOutcome>;
   windowCounts: Record<string, number>;
   plan: Pick<Plan, 'proposals' | 'lifecycle' | 'ceiling'>;
+  unwritten?: { cluster: PromotedCluster; reason: string }[];
   llm: LlmRunStats;
   notices: string[];
   reportPath: string;
@@ -118,10 +130,14 @@ function toResult(data: FinalData, ctx: RunContext, takenOver: string | null): R
     run_id: ctx.runId,
     lines: data.lines,
     clusters: data.clusters.map((c) => ({
-      id: c.id, kind: c.kind, tool_name: c.tool_name, error_category: c.error_category,
+      id: c.id, kind: c.kind, tool_name: c.tool_name, error_category: c.error_category, template_id: c.template_id ?? null, template: shown(c.template),
       count: data.windowCounts[c.id] ?? c.count, count_tonight: c.count, distinct_inputs: c.distinct_inputs, promoted: data.outcomes[c.id] === 'promoted', outcome: data.outcomes[c.id] ?? 'pending',
     })),
-    proposals: data.plan.proposals,
+    proposals: data.plan.proposals.map((p) => ({ ...p, template: shown(p.template), ...(p.templates ? { templates: p.templates.map((t) => shown(t)!) } : {}) })),
+    unwritten: (data.unwritten ?? []).map(({ cluster, reason }) => ({
+      cluster_id: cluster.id, tool_name: cluster.tool_name, error_category: cluster.error_category, template: shown(cluster.template),
+      templates: (cluster.templates ?? []).map((t) => shown(t.template)!), reason,
+    })),
     notices,
     llm: data.llm,
     report_path: data.reportPath,

@@ -25,6 +25,7 @@ export const COMMANDS: Record<string, () => Promise<CommandSpec>> = {
   stats: async () => (await import('./stats-command.js')).statsCommandSpec,
   decay: async () => (await import('./decay-command.js')).decayCommandSpec,
   'pre-session': async () => (await import('./pre-session-command.js')).preSessionCommandSpec,
+  templates: async () => (await import('./templates-command.js')).templatesCommandSpec,
   touch: async () => (await import('./rule-action-command.js')).ruleActionSpec('touch'),
   pin: async () => (await import('./rule-action-command.js')).ruleActionSpec('pin'),
   unpin: async () => (await import('./rule-action-command.js')).ruleActionSpec('unpin'),

@@ -1,6 +1,9 @@
 import { redact } from '../safety/redact.js';
 import type { TelemetryEvent } from '../telemetry/event.js';
 import { maskHomePaths, signatureKey } from '../templates/signature.js';
+import { maskVariables } from '../templates/line-mask.js';
+import { isShellTool, toolFamily } from '../telemetry/tool-family.js';
+import { errorLine } from '../telemetry/error-line.js';
 import { DistinctCounter, type DistinctState } from './distinct.js';
 import { fnv1a, mix32 } from '../model/hash.js';
 import { SignatureCounter, type HashBudget, type SignatureState } from './signature-counter.js';
@@ -34,6 +37,8 @@ export interface ClusterLimits {
 export interface ClusterState {
   key: string;
   id: string;
+  /** A failure cluster's masked error line (the night's clusters are keyed by it); null for slow ones. */
+  line: string | null;
   kind: ClusterKind;
   tool: string;
   category: string | null;
@@ -61,6 +66,7 @@ const MAX_HASHED_SIGNATURES = 200_000;
 
 interface Accumulator {
   id: string;
+  line: string | null;
   kind: ClusterKind;
   tool: string;
   category: string | null;
@@ -99,17 +105,26 @@ export class ClusterBuilder {
     private readonly toolName: (raw: string) => string = toolNameCleaner(),
   ) {}
 
-  add(kind: ClusterKind, event: TelemetryEvent, ts: number, ref: EventRef, baseline: number | null = null): void {
-    const mapKey = this.mapKey(kind, event);
+  /** Counts an event in its cluster; the cluster's key and tool family (null when past max_clusters). */
+  add(kind: ClusterKind, event: TelemetryEvent, ts: number, ref: EventRef, baseline: number | null = null): { key: string; tool: string } | null {
+    // A failure's cluster is its tool, category and masked error line (templates are mined from those lines).
+    const signature = kind === 'failure' ? signatureKey(event.error_message) : null;
+    // The line a template is mined from: the error line (the exception that ended a traceback, pytest's
+    // verdict, the shell's complaint), its values masked.
+    const line = kind === 'failure' ? (event.error_message ? maskVariables(errorLine(event.error_message)) : '') : null;
+    // A shell tool's failures belong to the program that failed (its family), named per call.
+    const shellFamily = kind === 'failure' && isShellTool(event.tool_name) ? this.toolName(toolFamily(event.tool_name, event.input_summary, event.error_message)) : null;
+    const base = shellFamily === null ? this.mapKey(kind, event) : `failure\u0000${shellFamily}\u0000${failureCategory(event, this.categories)}`;
+    const mapKey = line === null ? base : `${base}\u0000${line}`;
     let acc = this.clusters.get(mapKey);
     if (!acc) {
       const category = kind === 'failure' ? failureCategory(event, this.categories) : null;
-      const tool = this.toolName(event.tool_name);
+      const tool = shellFamily ?? this.toolName(kind === 'failure' ? toolFamily(event.tool_name) : event.tool_name);
       if (this.clusters.size >= (this.limits.maxClusters ?? Number.POSITIVE_INFINITY)) {
         this.overflow += 1;
-        return;
+        return null;
       }
-      acc = newAccumulator(clusterId(kind, tool, category), kind, tool, category, ts, this.signatureCounter(mapKey));
+      acc = newAccumulator(clusterId(kind, tool, category), line, kind, tool, category, ts, this.signatureCounter(mapKey));
       this.clusters.set(mapKey, acc);
     }
     acc.count += 1;
@@ -124,10 +139,10 @@ export class ClusterBuilder {
     if (baseline !== null) acc.baseline = baseline;
     this.sample(acc, event, ref, ts);
     if (kind === 'failure') {
-      const key = signatureKey(event.error_message);
-      if (key !== null) acc.signatures.count(key);
+      if (signature !== null) acc.signatures.count(signature);
       if (acc.signatures.dropped) this.signaturesDropped = true;
     }
+    return { key: mapKey, tool: acc.tool };
   }
 
   /**
@@ -144,7 +159,7 @@ export class ClusterBuilder {
     let key = byCategory?.get(rawCategory);
     if (key === undefined) {
       const category = kind === 'failure' ? failureCategory(event, this.categories) : null;
-      key = `${kind}\u0000${this.toolName(rawTool)}\u0000${category ?? ''}`;
+      key = `${kind}\u0000${this.toolName(kind === 'failure' ? toolFamily(rawTool) : rawTool)}\u0000${category ?? ''}`;
       if (this.memoKeys < MAX_MEMO_KEYS && rawTool.length + rawCategory.length <= MAX_MEMO_NAME) {
         if (byCategory === undefined) memo.set(rawTool, (byCategory = new Map()));
         byCategory.set(rawCategory, key);
@@ -164,7 +179,7 @@ export class ClusterBuilder {
   /** The accumulators as plain data, in the order they were opened. */
   toState(): ClusterState[] {
     return [...this.clusters].map(([key, acc]) => ({
-      key, id: acc.id, kind: acc.kind, tool: acc.tool, category: acc.category, count: acc.count,
+      key, id: acc.id, line: acc.line, kind: acc.kind, tool: acc.tool, category: acc.category, count: acc.count,
       inputs: acc.inputs.toState(), sessions: acc.sessions.toState(), first: acc.first, last: acc.last,
       days: [...acc.days], samples: acc.samples, signatures: acc.signatures.toState(), baseline: acc.baseline,
     }));
@@ -187,7 +202,7 @@ export class ClusterBuilder {
     for (const other of others) {
       let acc = this.clusters.get(other.key);
       if (!acc) {
-        acc = newAccumulator(other.id, other.kind, other.tool, other.category, other.first, this.signatureCounter(other.key));
+        acc = newAccumulator(other.id, other.line, other.kind, other.tool, other.category, other.first, this.signatureCounter(other.key));
         this.clusters.set(other.key, acc);
       }
       acc.count += other.count;
@@ -276,9 +291,9 @@ export function toolNameCleaner(): (raw: string) => string {
   };
 }
 
-function newAccumulator(id: string, kind: ClusterKind, tool: string, category: string | null, ts: number, signatures: SignatureCounter): Accumulator {
+function newAccumulator(id: string, line: string | null, kind: ClusterKind, tool: string, category: string | null, ts: number, signatures: SignatureCounter): Accumulator {
   return {
-    id, kind, tool, category, count: 0, inputs: new DistinctCounter(DISTINCT_EXACT, KEPT_IDS), sessions: new DistinctCounter(DISTINCT_EXACT, KEPT_IDS), first: ts, last: ts,
+    id, line, kind, tool, category, count: 0, inputs: new DistinctCounter(DISTINCT_EXACT, KEPT_IDS), sessions: new DistinctCounter(DISTINCT_EXACT, KEPT_IDS), first: ts, last: ts,
     days: new Map(), samples: [], signatures, baseline: null,
   };
 }

@@ -3,8 +3,10 @@ import type { Baseline } from '../memory/state.js';
 import { checkEventTime, ParsedEvent, type InvalidReason, type ReadEvent, type TelemetryEvent } from '../telemetry/event.js';
 import { EventScanner } from '../telemetry/event-scanner.js';
 import { UsageCounter } from '../telemetry/usage.js';
-import { ClusterBuilder, toolNameCleaner } from './cluster.js';
+import { ClusterBuilder, toolNameCleaner, type ClusterLimits } from './cluster.js';
 import { isFailure, SlowDetector } from './filter.js';
+import { callShape, RecoveryTracker, type Call } from './recovery.js';
+import { isShellTool, toolFamily } from '../telemetry/tool-family.js';
 
 export interface LineCounts {
   read: number;
@@ -68,8 +70,12 @@ export class IngestFold {
   readonly invalidSamples: InvalidLine[] = [];
   readonly toolName = toolNameCleaner();
   readonly builder: ClusterBuilder;
+  /** The cluster limits the builder was made with (the template step builds the night's clusters with them). */
+  readonly limits: ClusterLimits;
   readonly detector: SlowDetector;
   readonly usage = new UsageCounter();
+  /** What worked after a failure (a range's fold also keeps each session's first calls, for the merge). */
+  readonly recovery: RecoveryTracker;
   private readonly scanner = new EventScanner();
   /** The line JSON.parse read, as the scanner presents its own (one object, set to each line). */
   private readonly parsed = new ParsedEvent();
@@ -85,8 +91,10 @@ export class IngestFold {
 
   constructor(settings: FoldSettings, baselines: Record<string, Baseline>, options: FoldOptions = {}) {
     this.scanAfterLines = options.scanAfterLines ?? SCAN_AFTER_LINES;
+    this.recovery = new RecoveryTracker(options.deferUnsettled === true);
     // Days beyond the window only count toward `count`; a margin keeps every day the gate may read.
     const limits = { sampleSize: settings.sample_size, maxClusters: settings.max_clusters, daysKept: Math.ceil(settings.window_days) + 32 };
+    this.limits = limits;
     this.builder = new ClusterBuilder({ ...limits, ...(options.maxSignatures ? { maxSignatures: options.maxSignatures } : {}), ...(options.settledSignatures ? { settledSignatures: options.settledSignatures } : {}), ...(options.hashOverflowSignatures ? { hashOverflowSignatures: true } : {}) }, this.toolName);
     this.detector = new SlowDetector(baselines, {
       slowFactor: settings.slow_factor,
@@ -133,9 +141,15 @@ export class IngestFold {
     this.usage.addCall(read.toolName);
     const refs = read.memoryRefs();
     if (refs !== undefined) this.usage.addRefs(refs, ts);
-    if (read.exitCode === 0) return this.detector.observeSuccess(read.toolName, read.durationMs, segment.file, offset, read);
+    const session = read.sessionId();
+    if (read.exitCode === 0) {
+      if (session !== undefined && this.recovery.wants(session)) this.recovery.observe(successCall(session, read.event()));
+      return this.detector.observeSuccess(read.toolName, read.durationMs, segment.file, offset, read);
+    }
     const event = read.event();
-    if (isFailure(event)) this.builder.add('failure', event, ts, { file: segment.file, offset });
+    if (!isFailure(event)) return;
+    const cluster = this.builder.add('failure', event, ts, { file: segment.file, offset });
+    if (session !== undefined && cluster !== null) this.recovery.observe({ session, family: cluster.tool, failure: cluster.key, shape: null });
   }
 
   private countValid(ts: number): void {
@@ -163,7 +177,7 @@ export class IngestFold {
    * may as well stop.
    */
   reachedACap(): boolean {
-    return this.builder.overflow > 0 || this.builder.signaturesDropped || this.detector.untracked > 0 || this.detector.overflowed || this.usage.full;
+    return this.builder.overflow > 0 || this.recovery.full || this.builder.signaturesDropped || this.detector.untracked > 0 || this.detector.overflowed || this.usage.full;
   }
 
   /** The latest valid event time since the previous call (null when none), and starts over. */
@@ -179,4 +193,10 @@ export class IngestFold {
     this.lines.invalid_by_reason[reason] = (this.lines.invalid_by_reason[reason] ?? 0) + 1;
     if (this.invalidSamples.length < MAX_INVALID_SAMPLES) this.invalidSamples.push({ file, offset, reason });
   }
+}
+
+/** A successful call as what may have worked after a failure: its family and the shape of the call. */
+function successCall(session: string, event: TelemetryEvent): Call {
+  const family = isShellTool(event.tool_name) ? toolFamily(event.tool_name, event.input_summary) : toolFamily(event.tool_name);
+  return { session, family, failure: null, shape: callShape(event.tool_name, event.input_summary) };
 }

@@ -2,6 +2,7 @@ import type { Baseline } from '../memory/state.js';
 import type { UsageState } from '../telemetry/usage.js';
 import type { ClusterState } from './cluster.js';
 import type { DetectorState } from './filter.js';
+import type { RecoveryState } from './recovery.js';
 import { IngestFold, MAX_INVALID_SAMPLES, type FoldSegment, type FoldSettings, type InvalidLine, type LineCounts } from './fold.js';
 
 /** A large file whose end is to be folded apart (by a worker thread); where from comes with RangeStart. */
@@ -23,6 +24,7 @@ export interface PartialFold {
   clusters: ClusterState[];
   overflow: number;
   detector: DetectorState;
+  recovery: RecoveryState;
   /** Where the range's last complete line ends (the cursor). */
   consumed: number;
 }
@@ -61,6 +63,7 @@ export function toPartial(fold: IngestFold, consumed: number): PartialFold {
     clusters: fold.builder.toState(),
     overflow: fold.builder.overflow,
     detector: fold.detector.toState(),
+    recovery: fold.recovery.toState(),
     consumed,
   };
 }
@@ -75,6 +78,7 @@ export function mergePartial(fold: IngestFold, partial: PartialFold): boolean {
   const deferredSlowKeys = partial.detector.tools.filter((t) => t.warmup.length > 0).map((t) => `slow\u0000${t.tool}\u0000`);
   if (!fold.detector.canAbsorb(partial.detector)) return false;
   if (!fold.usage.canMerge(partial.usage)) return false;
+  if (partial.recovery.full) return false;
   if (!fold.builder.canMerge(partial.clusters, partial.overflow, deferredSlowKeys)) return false;
   const { lines } = fold;
   lines.read += partial.lines.read;
@@ -90,5 +94,6 @@ export function mergePartial(fold: IngestFold, partial: PartialFold): boolean {
   fold.usage.merge(partial.usage);
   fold.builder.merge(partial.clusters);
   fold.detector.absorb(partial.detector);
+  fold.recovery.absorb(partial.recovery);
   return true;
 }

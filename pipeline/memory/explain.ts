@@ -3,6 +3,7 @@ import { logLocation } from '../model/log-location.js';
 import type { State } from './state.js';
 import { unknownId } from './review.js';
 import { plural } from '../model/plural.js';
+import { shownOrWithheld } from '../safety/scan.js';
 
 /** Pure: why a rule (or a quarantined draft) exists, from the ledger and the lifecycle audit. */
 export function buildExplanation(id: string, state: State, events: LifecycleEvent[]) {
@@ -24,6 +25,9 @@ export function buildExplanation(id: string, state: State, events: LifecycleEven
     text: source.text,
     target: source.target,
     cluster: { id: source.cluster_id, kind: rule?.kind ?? draft?.kind ?? 'failure', tool_name: source.tool_name, error_category: source.error_category },
+    template: rule?.template ?? null,
+    templates: provenance?.templates ?? [],
+    follow_ups: provenance?.follow_ups ?? [],
     counts: provenance ? { count: provenance.count, distinct_inputs: provenance.distinct_inputs, sessions: provenance.sessions } : null,
     first_seen: provenance?.first_seen ?? null,
     last_seen: rule?.last_seen ?? provenance?.last_seen ?? null,
@@ -46,6 +50,9 @@ export function renderExplanation(e: Explanation): string {
     `  "${e.text}"`,
     `  cluster ${e.cluster.id}: ${e.cluster.kind} of ${e.cluster.tool_name}${e.cluster.error_category ? ` / ${e.cluster.error_category}` : ''}`,
   ];
+  if (e.template) out.push(`  template: ${shownOrWithheld(e.template)}`);
+  for (const template of e.templates) out.push(`  template (promoted together): ${shownOrWithheld(template)}`);
+  for (const up of e.follow_ups) out.push(`  what worked next: ${up.shape} (${plural(up.count, 'time')}, ${plural(up.sessions.length, 'session')})`);
   if (e.counts) out.push(`  seen ${plural(e.counts.count, 'time')}, ${plural(e.counts.distinct_inputs, 'distinct input')}, ${plural(e.counts.sessions, 'session')}, ${e.first_seen} → ${e.last_seen}; ${e.hits_since_created} more since`);
   if (e.effectiveness) out.push(`  effectiveness: ${e.effectiveness.verdict} — ${e.effectiveness.before_per_day} failures per day before, ${e.effectiveness.after_per_day} since, ${plural(e.effectiveness.tool_calls_since, 'call')} of the tool since adoption`);
   if (e.supersedes) out.push(`  supersedes ${e.supersedes} (which proved ineffective)`);

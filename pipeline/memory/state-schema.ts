@@ -1,7 +1,8 @@
-import type { Evidence, Signature } from '../model/cluster.js';
+import type { Evidence, FollowUp, Signature } from '../model/cluster.js';
+import { parseMinerState, type TemplateMinerState } from '../templates/miner-state.js';
 import { SKILL_NAME } from '../settings/schema.js';
 import {
-  anyNumber, array, boolean, defaulted, emptyMap, integer, isoDate, nullable, number, object, oneOf, optional, record, string,
+  anyNumber, array, boolean, defaulted, emptyMap, integer, isoDate, leaf, nullable, number, object, oneOf, optional, record, string,
   type Schema,
 } from './schema.js';
 import type {
@@ -31,6 +32,16 @@ const evidence: Schema<Evidence> = object<Evidence>({
 });
 const signature: Schema<Signature> = object<Signature>({ text: string(), count: integer() });
 
+const followUp: Schema<FollowUp> = object<FollowUp>({ shape: string(), count: integer(), sessions: strings });
+const minerState: Schema<TemplateMinerState> = leaf('the template miner\'s saved state ({"version": 1, "scopes": {...}})', (v) => {
+  try {
+    parseMinerState(v);
+    return true;
+  } catch {
+    return false;
+  }
+});
+
 const cursor: Schema<Cursor> = object<Cursor>({
   path: string(), offset: integer(), head_sha: string(), tail_sha: string(), last_timestamp: nullable(isoDate),
 });
@@ -42,6 +53,8 @@ const pending: Schema<PendingCluster> = object<PendingCluster>({
   days: record(integer(), { key: DAY }), input_hashes: strings, sessions: strings,
   first_seen: isoDate, last_seen: isoDate, samples: array(evidence), signatures: array(signature),
   baseline_ms: optional(nullable(number())),
+  template_id: optional(nullable(string())), template: optional(nullable(string())), family_id: optional(clusterId),
+  follow_ups: optional(array(followUp)),
 });
 
 const effectiveness: Schema<Effectiveness> = object<Effectiveness>({
@@ -53,6 +66,7 @@ const effectiveness: Schema<Effectiveness> = object<Effectiveness>({
 const provenance: Schema<LedgerEntry['provenance']> = object<LedgerEntry['provenance']>({
   synthesizer: string(), count: integer(), distinct_inputs: integer(), sessions: integer(),
   first_seen: isoDate, last_seen: isoDate, evidence: array(evidence),
+  follow_ups: optional(array(followUp)), templates: optional(strings),
   safety: object<LedgerEntry['provenance']['safety']>({
     verdict: string(), violations: strings, evaluated: defaulted(strings, () => []), policy: defaulted(string(), () => 'unknown'),
   }),
@@ -70,6 +84,7 @@ const rule: Schema<LedgerEntry> = object<LedgerEntry>({
   tool_calls: optional(integer()), effectiveness: optional(nullable(effectiveness)),
   supersedes: optional(nullable(ruleId)), superseded_by: optional(nullable(ruleId)),
   archive_reason: optional(nullable(string())), policy_checked: optional(string()),
+  template: optional(nullable(string())), template_id: optional(nullable(string())), covers: optional(array(clusterId)),
 });
 
 const quarantined: Schema<QuarantineEntry> = object<QuarantineEntry>({
@@ -98,4 +113,5 @@ export const stateSchema: Schema<State> = object<State>({
   burned: defaulted(record(burned, { key: CLUSTER_ID }), emptyMap),
   quarantine: defaulted(record(quarantined, { key: RULE_ID, idField: 'id' }), emptyMap),
   llm_cache: defaulted(record(llmCache, { onBadEntry: 'skip' }), emptyMap),
+  templates: optional(minerState),
 }, 'a JSON object');

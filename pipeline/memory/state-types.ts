@@ -1,4 +1,5 @@
-import type { Evidence, Signature } from '../model/cluster.js';
+import type { Evidence, FollowUp, Signature } from '../model/cluster.js';
+import type { TemplateMinerState } from '../templates/miner-state.js';
 
 /** The shapes of `.sleep-cycle/state.json` (described for the loader in state-schema.ts). */
 
@@ -32,6 +33,12 @@ export interface PendingCluster {
   samples: Evidence[];
   signatures: Signature[];
   baseline_ms?: number | null;
+  /** The cluster's error template and the id of its tool family + category (absent before templates). */
+  template_id?: string | null;
+  template?: string | null;
+  family_id?: string;
+  /** What worked next (see Cluster.follow_ups). */
+  follow_ups?: FollowUp[];
 }
 
 /**
@@ -63,6 +70,11 @@ export interface LedgerEntry {
   kind: 'failure' | 'slow';
   tool_name: string;
   error_category: string | null;
+  /** The error template the rule is about and its id (absent for slow clusters, groups and rules older than templates). */
+  template?: string | null;
+  template_id?: string | null;
+  /** For templates promoted together: the template clusters the rule covers. */
+  covers?: string[];
   text: string;
   text_sha: string;
   /** `memory`, or `skill:<name>` for skills/<name>.yaml. */
@@ -101,6 +113,10 @@ export interface LedgerEntry {
     first_seen: string;
     last_seen: string;
     evidence: Evidence[];
+    /** What worked next, when seen (see Cluster.follow_ups). */
+    follow_ups?: FollowUp[];
+    /** For templates promoted together: their templates. */
+    templates?: string[];
     safety: { verdict: string; violations: string[]; evaluated: string[]; policy: string };
     model: string | null;
     prompt_version: string | null;
@@ -152,4 +168,6 @@ export interface State {
   burned: Record<string, BurnedPattern>;
   quarantine: Record<string, QuarantineEntry>;
   llm_cache: Record<string, LlmCacheEntry>;
+  /** The template miner's templates per tool family + category (absent before templates). */
+  templates?: TemplateMinerState;
 }

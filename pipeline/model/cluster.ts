@@ -37,6 +37,33 @@ export interface Cluster {
   signatures: Signature[];
   /** For slow clusters: the baseline (ms) the calls were judged against. */
   baseline_ms: number | null;
+  /**
+   * A failure cluster's error template (its error line, variables masked as `<*>`) and the template's id;
+   * null for slow clusters and for a family's templates promoted together (see `templates`).
+   */
+  template_id?: string | null;
+  template?: string | null;
+  /** The id of the tool family + category this cluster belongs to (the whole cluster before templates). */
+  family_id?: string;
+  /** For templates of one family promoted together: the templates the rule speaks for. */
+  templates?: TemplateRef[];
+  /** What worked next: the successful calls of the same family that followed these failures, most common first. */
+  follow_ups?: FollowUp[];
+}
+
+/** A call that succeeded right after a failure, in the same session: its shape, how often, and where. */
+export interface FollowUp {
+  shape: string;
+  count: number;
+  /** Sessions it was seen in (the smallest ids, up to 20; `count` counts them all). */
+  sessions: string[];
+}
+
+/** A template a cluster stands for: its id, text and how often it was seen. */
+export interface TemplateRef {
+  id: string;
+  template: string;
+  count: number;
 }
 
 export interface EventRef {
@@ -44,9 +71,13 @@ export interface EventRef {
   offset: number;
 }
 
-/** A stable id from the cluster key: the same tool, category and kind get the same id every night. */
-export function clusterId(kind: ClusterKind, toolName: string, category: string | null): string {
-  const key = `${kind}\u0000${toolName}\u0000${category ?? ''}`;
+/**
+ * A stable id from the cluster key: the same tool family, category, kind (and template) get the same id
+ * every night. Without a template it is the family's id, which is also what a cluster was before
+ * templates existed, so rules written then keep their cluster.
+ */
+export function clusterId(kind: ClusterKind, toolName: string, category: string | null, templateId: string | null = null): string {
+  const key = `${kind}\u0000${toolName}\u0000${category ?? ''}${templateId === null ? '' : `\u0000${templateId}`}`;
   return `c-${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
 }
 

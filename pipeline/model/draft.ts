@@ -16,4 +16,9 @@ export interface DraftRule {
   promptVersion?: string;
   /** Problems the synthesizer itself noticed (e.g. instruction-like evidence it refused to quote). */
   notes: string[];
+  /**
+   * Set when the synthesizer writes no rule for the cluster (offline: the error cannot be quoted safely
+   * and no known failure matches): why. The cluster waits for a human or Claude; `text` is empty.
+   */
+  unwritten?: string;
 }

@@ -1,7 +1,9 @@
 import type { RunContext } from '../context.js';
 import { IN_ARCHIVE, IN_TARGET, isBurned, type LedgerEntry, type PendingCluster, type State } from '../memory/state.js';
 import { windowStartDay } from '../memory/pending-window.js';
-import type { Cluster, ClusterOutcome, Evidence, PromotedCluster, Recurrence, Refines } from '../model/cluster.js';
+import { followTemplateMerges } from '../memory/template-merges.js';
+import { mergeFollowUps } from '../ingest/recovery.js';
+import { clusterId, type FollowUp, type Cluster, type ClusterOutcome, type Evidence, type PromotedCluster, type Recurrence, type Refines, type Signature } from '../model/cluster.js';
 
 export interface GateResult {
   promoted: PromotedCluster[];
@@ -29,7 +31,7 @@ export const MAX_REFINEMENTS = 2;
  * `window_days` of each other (see busiestSpan). Clusters an active rule already covers, or whose
  * pattern a human burned, are not proposed again; a covered cluster's recurrence is recorded instead.
  */
-export async function gate<I extends { state: State; clusters: Cluster[]; notices: string[]; window: { to: string | null } }>(
+export async function gate<I extends { state: State; clusters: Cluster[]; notices: string[]; window: { to: string | null }; templateMerges?: ReadonlyMap<string, string> }>(
   input: I,
   ctx: RunContext,
 ): Promise<I & GateResult> {
@@ -37,7 +39,9 @@ export async function gate<I extends { state: State; clusters: Cluster[]; notice
   const newest = input.window.to ? Date.parse(input.window.to) : ctx.now.getTime();
   const reference = new Date(Math.min(newest, ctx.now.getTime()));
   const rereadFrom = ctx.options.since ? new Date(ctx.options.since).toISOString().slice(0, 10) : undefined;
-  const result = computeGate(input.clusters, input.state, ctx.settings, ctx.now, { reference, ...(rereadFrom ? { rereadFrom } : {}) });
+  // Templates that generalised tonight take what was keyed by the templates they absorbed.
+  const state = followTemplateMerges(input.state, input.templateMerges ?? new Map());
+  const result = computeGate(input.clusters, state, ctx.settings, ctx.now, { reference, ...(rereadFrom ? { rereadFrom } : {}) });
   const { window_days: days, min_repeats: repeats } = ctx.settings;
   const notices = [...input.notices];
   const carried = result.expired - (result.olderUncounted?.count ?? 0);
@@ -46,7 +50,7 @@ export async function gate<I extends { state: State; clusters: Cluster[]; notice
     const { count, from } = result.olderUncounted;
     notices.push(`${count} events read tonight (from ${from}) are more than ${days} days older than the newest one and did not repeat ${repeats} times within ${days} days of each other: they count toward no rule and are not carried over. To count repeats spread further apart, run once over that history with a wider window, e.g. SLEEP_CYCLE_WINDOW_DAYS=365 sleep-cycle run --since ${from}.`);
   }
-  return { ...input, ...result, notices };
+  return { ...input, ...result, state, notices };
 }
 
 /** Carried-over counts that aged out: against the clock on a night that read nothing, else against the newest event. */
@@ -84,14 +88,14 @@ export function computeGate(
 
   for (const cluster of clusters) {
     result.windowCounts[cluster.id] = cluster.count;
-    const rule = covering.get(cluster.id);
+    const rule = covering.get(cluster.id) ?? legacyRule(covering, cluster);
     if (rule) {
       result.outcomes[cluster.id] = IN_ARCHIVE.includes(rule.state) ? 'restored' : 'covered';
       result.recurrences.push({ rule_id: rule.id, cluster_id: cluster.id, count: cluster.count, last_seen: cluster.last_seen });
       delete pending[cluster.id];
       continue;
     }
-    if (isBurned(state, cluster.id, now)) {
+    if (isBurned(state, cluster.id, now) || (cluster.family_id !== undefined && cluster.template_id && isBurned(state, cluster.family_id, now))) {
       result.outcomes[cluster.id] = 'burned';
       delete pending[cluster.id];
       continue;
@@ -125,7 +129,63 @@ export function computeGate(
     result.promoted.push(withRefines(fromPending(item), refining.get(id)));
     delete pending[id];
   }
+  promoteTogether(result, settings.min_repeats, settings.sample_size);
   return result;
+}
+
+/**
+ * The hierarchical half of the gate: templates of one tool family + category that reach min_repeats
+ * only together are promoted together, as one cluster that names them, so nothing a tool + category
+ * cluster learnt before templates is lost. Its id is derived from its templates' ids.
+ */
+function promoteTogether(result: GateResult, minRepeats: number, sampleSize: number): void {
+  const byFamily = new Map<string, PendingCluster[]>();
+  for (const item of Object.values(result.pending)) {
+    if (item.kind !== 'failure' || !item.family_id || !item.template_id) continue;
+    byFamily.set(item.family_id, [...(byFamily.get(item.family_id) ?? []), item]);
+  }
+  for (const members of byFamily.values()) {
+    const total = members.reduce((n, item) => n + sum(item.days), 0);
+    if (members.length < 2 || total < minRepeats) continue;
+    const group = groupOf(members.sort((a, b) => sum(b.days) - sum(a.days) || (a.id < b.id ? -1 : 1)), sampleSize);
+    for (const item of members) {
+      delete result.pending[item.id];
+      result.outcomes[item.id] = 'promoted';
+    }
+    result.windowCounts[group.id] = group.count;
+    result.promoted.push(group);
+  }
+}
+
+function groupOf(members: PendingCluster[], sampleSize: number): PromotedCluster {
+  const [first] = members as [PendingCluster, ...PendingCluster[]];
+  const templates = members.map((item) => ({ id: item.template_id!, template: item.template ?? '', count: sum(item.days) }));
+  const days: Record<string, number> = {};
+  for (const item of members) for (const [day, n] of Object.entries(item.days)) days[day] = (days[day] ?? 0) + n;
+  const inputs = members.reduce<string[]>((all, item) => union(all, item.input_hashes), []);
+  const count = sum(days);
+  return {
+    id: clusterId('failure', first.tool_name, first.error_category, `group:${templates.map((t) => t.id).sort().join(',')}`),
+    kind: 'failure', tool_name: first.tool_name, error_category: first.error_category, count, carried_over: count,
+    distinct_inputs: inputs.length, input_hashes: inputs.slice(0, KEPT_IDS),
+    sessions: members.reduce<string[]>((all, item) => union(all, item.sessions), []).slice(0, KEPT_IDS),
+    first_seen: members.map((item) => item.first_seen).sort()[0]!, last_seen: members.map((item) => item.last_seen).sort().at(-1)!,
+    days: Object.fromEntries(Object.entries(days).sort()),
+    samples: members.reduce<Evidence[]>((all, item) => mergeSamples(all, item.samples, sampleSize), []),
+    signatures: members.reduce<Signature[]>((all, item) => mergeSignatures(all, item.signatures), []),
+    baseline_ms: null, template_id: null, template: null, family_id: first.family_id!, templates,
+    ...withFollowUps(members.map((item) => item.follow_ups ?? [])),
+  };
+}
+
+/**
+ * A rule written before templates existed covers its tool + category, so every template of that family
+ * (the id of a family is what a cluster's id was then); rules written since cover their own clusters.
+ */
+function legacyRule(covering: Map<string, LedgerEntry>, cluster: Cluster): LedgerEntry | undefined {
+  if (!cluster.family_id || !cluster.template_id) return undefined;
+  const rule = covering.get(cluster.family_id);
+  return rule && rule.covers === undefined && rule.template === undefined ? rule : undefined;
 }
 
 /**
@@ -152,6 +212,8 @@ function rulesByCluster(state: State): { covering: Map<string, LedgerEntry>; ref
     } else {
       covering.set(rule.cluster_id, rule);
       refining.delete(rule.cluster_id);
+      // Templates promoted together are each covered by their rule.
+      for (const id of rule.covers ?? []) covering.set(id, rule);
     }
   }
   return { covering, refining };
@@ -188,6 +250,7 @@ function mergeCarried(cluster: Cluster, carried: PendingCluster | undefined, win
     days: Object.fromEntries(Object.entries(days).sort()),
     samples: mergeSamples(carried.samples, cluster.samples, sampleSize),
     signatures: mergeSignatures(carried.signatures, cluster.signatures),
+    ...withFollowUps([carried.follow_ups ?? [], cluster.follow_ups ?? []]),
   };
 }
 
@@ -218,7 +281,16 @@ function busiestSpan(merged: PromotedCluster, tonight: Record<string, number>, c
 
 export function toPending(cluster: PromotedCluster): PendingCluster {
   const { id, kind, tool_name, error_category, days, input_hashes, sessions, first_seen, last_seen, samples, signatures, baseline_ms } = cluster;
-  return { id, kind, tool_name, error_category, days, input_hashes, sessions, first_seen, last_seen, samples, signatures, baseline_ms };
+  const template = cluster.template_id ? { template_id: cluster.template_id, template: cluster.template ?? null } : {};
+  return {
+    id, kind, tool_name, error_category, days, input_hashes, sessions, first_seen, last_seen, samples, signatures, baseline_ms, ...template,
+    ...(cluster.family_id ? { family_id: cluster.family_id } : {}), ...(cluster.follow_ups?.length ? { follow_ups: cluster.follow_ups } : {}),
+  };
+}
+
+function withFollowUps(lists: FollowUp[][]): { follow_ups?: FollowUp[] } {
+  const ups = mergeFollowUps(lists);
+  return ups.length > 0 ? { follow_ups: ups } : {};
 }
 
 function inWindow(days: Record<string, number>, windowStart: string): Record<string, number> {

@@ -6,6 +6,8 @@ import { buildCursor, planReads, type ReadPlanContext, type Segment } from '../i
 import type { Cluster } from '../model/cluster.js';
 import { IngestFold, type InvalidLine, type LineCounts } from '../ingest/fold.js';
 import { readSplit, splittableSize } from '../ingest/split.js';
+import { clustersByTemplate } from '../ingest/by-template.js';
+import { TemplateMiner, type TemplateMinerState } from '../templates/miner.js';
 import type { UsageSummary } from '../telemetry/usage.js';
 
 export type { InvalidLine, LineCounts } from '../ingest/fold.js';
@@ -23,6 +25,9 @@ export interface IngestResult {
   usage: UsageSummary;
   /** A large night's last file was split with a worker thread at this byte (merged: its fold was used). */
   parallel: ParallelIngest | null;
+  /** The miner's templates after tonight, and the templates that generalised tonight (old id → new id). */
+  templates: TemplateMinerState;
+  templateMerges: ReadonlyMap<string, string>;
 }
 
 export interface ParallelIngest {
@@ -98,6 +103,7 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
 
   ctx.progress?.finish();
   const { builder } = fold;
+  const miner = new TemplateMiner(input.state.templates);
   const baselines = fold.detector.finish();
   if (fold.detector.untracked > 0) {
     notices.push(`${fold.detector.untracked} successful calls of tools beyond the first 10,000 tool names were not checked for slowness: a night with this many tool names looks like a broken log or an attack.`);
@@ -109,7 +115,9 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
     ...input,
     lines,
     invalidSamples: fold.invalidSamples,
-    clusters: builder.finish(),
+    clusters: clustersByTemplate(builder, miner, fold.limits, fold.recovery.result()),
+    templates: miner.toState(),
+    templateMerges: miner.merged(),
     baselines,
     cursors,
     notices: [...input.notices, ...notices],

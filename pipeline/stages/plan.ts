@@ -9,7 +9,7 @@ import type { SafetyPolicy } from '../safety/policy.js';
 import { policyFingerprint } from '../memory/recheck.js';
 import { finalRuleText } from '../synth/rule-text.js';
 import { textSha } from '../model/rule-id.js';
-import type { Cluster, PromotedCluster } from '../model/cluster.js';
+import { clusterId, type Cluster, type PromotedCluster } from '../model/cluster.js';
 import { toPending } from './gate.js';
 import type { ReviewedDraft } from './validate.js';
 import type { HumanChange } from './reconcile.js';
@@ -28,6 +28,11 @@ export interface Proposal {
   tool_name: string;
   error_category: string | null;
   kind: 'failure' | 'slow';
+  /** The error template the rule is about (null for slow clusters and for templates promoted together). */
+  template_id: string | null;
+  template: string | null;
+  /** For templates promoted together: their templates. */
+  templates?: string[];
   text: string;
   target: string;
   status: ProposalStatus;
@@ -62,7 +67,11 @@ interface PlanInput {
   lifecycleText: string | undefined;
   /** Clusters past the LLM budget: back to pending for a later night. */
   deferred: PromotedCluster[];
+  /** Clusters no rule was written for: back to pending, listed for a human or Claude. */
+  unwritten?: { cluster: PromotedCluster; reason: string }[];
   llmCache: State['llm_cache'];
+  /** The miner's templates after tonight (absent in tests that build a plan by hand). */
+  templates?: State['templates'];
   lifecycle: LifecycleResult;
   archiveText: string | undefined;
   movedByCrashedRun?: Set<string>;
@@ -145,7 +154,9 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
     }
     proposals.push({
       id: draft.id, cluster_id: draft.clusterId, tool_name: draft.toolName, error_category: draft.errorCategory,
-      kind: draft.kind, text, target, status, reasons: notes,
+      kind: draft.kind, template_id: cluster.template_id ?? null, template: cluster.template ?? null,
+      ...(cluster.templates ? { templates: cluster.templates.map((t) => t.template) } : {}),
+      text, target, status, reasons: notes,
     });
   }
   // Restored tonight, or moved out by a crashed run but still in memory by tonight's lifecycle: back in.
@@ -173,8 +184,9 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
     last_sleep: now,
     cursors: input.cursors,
     baselines: input.baselines,
-    pending: { ...input.pending, ...Object.fromEntries([...input.deferred, ...held].map((cluster) => [cluster.id, toPending(cluster)])) },
+    pending: { ...input.pending, ...Object.fromEntries([...input.deferred, ...held, ...(input.unwritten ?? []).map((u) => u.cluster)].map((cluster) => [cluster.id, toPending(cluster)])) },
     llm_cache: input.llmCache,
+    ...(input.templates && Object.keys(input.templates.scopes).length > 0 ? { templates: input.templates } : {}),
     rules,
     quarantine,
   };
@@ -224,11 +236,15 @@ function ledgerEntry(item: ReviewedDraft, text: string, target: string, cluster:
   const { draft, verdict } = item;
   return {
     id: draft.id, cluster_id: draft.clusterId, kind: draft.kind, tool_name: draft.toolName, error_category: draft.errorCategory,
+    ...(cluster.template ? { template: cluster.template, template_id: cluster.template_id ?? null } : {}),
+    ...(cluster.templates ? { covers: cluster.templates.map((t) => clusterId('failure', cluster.tool_name, cluster.error_category, t.id)) } : {}),
     text, text_sha: textSha(text), target, state: 'active', created: now, last_seen: cluster.last_seen, hits: 0, pinned: false,
     status: 'active', last_reinforced: now, last_accessed: null, accesses: 0, state_since: now, weight: 1, tool_calls: 0,
     provenance: {
       synthesizer: draft.synthesizer, count: cluster.count, distinct_inputs: cluster.distinct_inputs, sessions: cluster.sessions.length,
       first_seen: cluster.first_seen, last_seen: cluster.last_seen, evidence: cluster.samples,
+      ...(cluster.follow_ups?.length ? { follow_ups: cluster.follow_ups } : {}),
+      ...(cluster.templates ? { templates: cluster.templates.map((t) => t.template) } : {}),
       safety: { verdict: verdict.verdict, violations: verdict.violations.map((v) => v.ruleId), evaluated: verdict.evaluated, policy: item.policy },
       model: draft.model ?? null,
       prompt_version: draft.promptVersion ?? null,

@@ -1,7 +1,7 @@
 import type { RunContext } from '../context.js';
 import type { RepoInfo } from '../io/git.js';
 import { commitSkipReason } from './commit.js';
-import { scanInstructionLike } from '../synth/scan.js';
+import { scanInstructionLike, shownOrWithheld } from '../safety/scan.js';
 import type { PendingCluster, State } from '../memory/state.js';
 import type { Cluster, Evidence } from '../model/cluster.js';
 import type { ClusterOutcome, PromotedCluster, Recurrence } from '../model/cluster.js';
@@ -23,6 +23,8 @@ export interface ReportInput {
   pending: Record<string, PendingCluster>;
   recurrences: Recurrence[];
   reviewed: ReviewedDraft[];
+  /** Clusters no rule was written for (see synthesize). */
+  unwritten?: { cluster: PromotedCluster; reason: string }[];
   humanChanges: HumanChange[];
   llm: LlmRunStats;
   notices: string[];
@@ -58,6 +60,7 @@ export function renderReport(input: ReportInput, meta: ReportMeta): string {
   summary(out, input, meta);
   proposals(out, input, meta, false);
   proposals(out, input, meta, true);
+  unwrittenClusters(out, input);
   recurrences(out, input);
   lifecycle(out, input, meta);
   humanChanges(out, input);
@@ -75,8 +78,8 @@ function summary(out: string[], input: ReportInput, meta: ReportMeta): void {
   out.push(`| lines | ${lines.read} read, ${lines.valid} valid, ${lines.invalid} invalid, ${lines.old} old, ${lines.blank} blank |`);
   out.push(`| clusters | ${input.clusters.length} (${count('promoted')} promoted, ${count('pending')} pending, ${count('covered')} covered by a rule, ${count('restored')} restored a rule, ${count('burned')} burned) |`);
   // In a real run a `proposed` rule was held back: its skill file could not be read (see the notices).
-  const held = !meta.dryRun && byStatus('proposed') > 0 ? `, ${byStatus('proposed')} held back (file unreadable)` : '';
-  const accepted = meta.dryRun ? `${byStatus('proposed')} proposed` : `${byStatus('applied')} applied${held}`;
+  const heldBack = !meta.dryRun && byStatus('proposed') > 0 ? `, ${byStatus('proposed')} held back (file unreadable)` : '';
+  const accepted = meta.dryRun ? `${byStatus('proposed')} proposed` : `${byStatus('applied')} applied${heldBack}`;
   out.push(`| rules | ${accepted}, ${byStatus('quarantined')} quarantined, ${byStatus('duplicate')} duplicate |`);
   const llm = input.llm;
   const usage = llm.synthesizer.startsWith('claude')
@@ -106,6 +109,7 @@ function proposals(out: string[], input: ReportInput, meta: ReportMeta, quaranti
     out.push(`### \`${proposal.id}\` → ${targetName(proposal.target, meta)} (${proposal.status})`, '');
     out.push(`> ${withheldIfInstructionLike(proposal.text, 'rule text')}`, '');
     out.push(`- cluster: \`${proposal.cluster_id}\` — ${proposal.kind} of \`${escapeCode(proposal.tool_name)}\`${proposal.error_category ? ` / \`${escapeCode(proposal.error_category)}\`` : ''}`);
+    if (cluster) templateLines(out, cluster);
     if (cluster) {
       const carried = cluster.carried_over > 0 ? ` (${cluster.carried_over} carried over from earlier nights)` : '';
       out.push(`- seen: ${cluster.count} times${carried}, ${cluster.distinct_inputs} distinct inputs, ${cluster.sessions.length} sessions, ${cluster.first_seen} → ${cluster.last_seen}`);
@@ -118,6 +122,30 @@ function proposals(out: string[], input: ReportInput, meta: ReportMeta, quaranti
       out.push(`- note: ${withheldIfInstructionLike(reason, 'note')}`);
     }
     if (cluster) evidenceTable(out, cluster.samples);
+    out.push('');
+  }
+}
+
+/** The template(s) a cluster stands for, and what worked next. */
+function templateLines(out: string[], cluster: PromotedCluster): void {
+  if (cluster.template) out.push(`- template: \`${escapeCode(shownOrWithheld(cluster.template))}\` (\`${cluster.template_id}\`)`);
+  for (const t of cluster.templates ?? []) out.push(`- template (promoted together): \`${escapeCode(shownOrWithheld(t.template))}\` × ${t.count} (\`${t.id}\`)`);
+  for (const up of cluster.follow_ups ?? []) {
+    out.push(`- what worked next: \`${escapeCode(up.shape)}\` × ${up.count} in ${up.sessions.length} session${up.sessions.length === 1 ? '' : 's'}`);
+  }
+}
+
+/** Clusters over the threshold that got no rule: nothing safe and specific could be said offline. */
+function unwrittenClusters(out: string[], input: ReportInput): void {
+  const unwritten = input.unwritten ?? [];
+  if (unwritten.length === 0) return;
+  out.push('## Needs a human or Claude', '', 'These clusters reached the threshold, but no rule was written: the offline writer had nothing safe and specific to say. They stay pending; write a rule by hand, or run with Claude.', '');
+  for (const { cluster, reason } of unwritten) {
+    out.push(`### \`${cluster.id}\` — \`${escapeCode(cluster.tool_name)}\`${cluster.error_category ? ` / \`${escapeCode(cluster.error_category)}\`` : ''}`, '');
+    out.push(`- why: ${escapeInline(reason)}`);
+    templateLines(out, cluster);
+    out.push(`- seen: ${cluster.count} times, ${cluster.distinct_inputs} distinct inputs, ${cluster.sessions.length} sessions, ${cluster.first_seen} → ${cluster.last_seen}`);
+    evidenceTable(out, cluster.samples);
     out.push('');
   }
 }
@@ -219,10 +247,11 @@ function humanChanges(out: string[], input: ReportInput): void {
 function pendingClusters(out: string[], input: ReportInput): void {
   const pending = input.clusters.filter((c) => input.outcomes[c.id] === 'pending');
   if (pending.length === 0) return;
-  out.push('## Below the threshold (carried over)', '', '| cluster | kind | tool | category | read tonight | counted in the window |', '|---|---|---|---|---|---|');
+  out.push('## Below the threshold (carried over)', '', '| cluster | kind | tool | category | template | read tonight | counted in the window |', '|---|---|---|---|---|---|---|');
   for (const c of pending) {
     const counted = Object.values(input.pending[c.id]?.days ?? {}).reduce((sum, n) => sum + n, 0);
-    out.push(`| \`${c.id}\` | ${c.kind} | \`${escapeCode(c.tool_name)}\` | ${escapeCell(c.error_category ?? '–')} | ${c.count} | ${counted} |`);
+    const template = c.template ? `\`${escapeCode(shownOrWithheld(c.template))}\`` : '–';
+    out.push(`| \`${c.id}\` | ${c.kind} | \`${escapeCode(c.tool_name)}\` | ${escapeCell(c.error_category ?? '–')} | ${template} | ${c.count} | ${counted} |`);
   }
   out.push('');
 }

@@ -22,6 +22,8 @@ export interface LlmRunStats extends LlmUsage {
 export interface Synthesized {
   drafts: DraftRule[];
   deferred: PromotedCluster[];
+  /** Clusters no rule was written for (offline: nothing safe and specific to say): for a human or Claude. */
+  unwritten: { cluster: PromotedCluster; reason: string }[];
   llm: LlmRunStats;
   llmCache: Record<string, LlmCacheEntry>;
 }
@@ -47,7 +49,8 @@ export async function synthesize<I extends { promoted: PromotedCluster[]; state:
   let llmUsable = Boolean(llm);
 
   // Oldest first: a cluster deferred past an earlier budget is drafted before tonight's newcomers.
-  const ordered = [...input.promoted].sort((a, b) => (a.first_seen < b.first_seen ? -1 : a.first_seen > b.first_seen ? 1 : a.id < b.id ? -1 : 1));
+  // Then by tool and id, so the order does not change when ids do (they hash the template).
+  const ordered = [...input.promoted].sort((a, b) => compare(a.first_seen, b.first_seen) || compare(a.tool_name, b.tool_name) || compare(a.id, b.id));
   for (const cluster of ordered) {
     const request: SynthesizeRequest = {
       cluster,
@@ -91,7 +94,9 @@ export async function synthesize<I extends { promoted: PromotedCluster[]; state:
     notices.push(`${stats.deferred.length} clusters passed the LLM budget (max_llm_calls ${ctx.settings.max_llm_calls}, llm_token_budget ${ctx.settings.llm_token_budget}) and wait for the next night.`);
   }
   Object.assign(stats, llm?.synthesizer.usage() ?? {});
-  return { ...input, drafts, deferred, llm: stats, llmCache: trimCache(cache), notices };
+  const byId = new Map(ordered.map((cluster) => [cluster.id, cluster]));
+  const unwritten = drafts.filter((draft) => draft.unwritten !== undefined).map((draft) => ({ cluster: byId.get(draft.clusterId)!, reason: draft.unwritten! }));
+  return { ...input, drafts: drafts.filter((draft) => draft.unwritten === undefined), deferred, unwritten, llm: stats, llmCache: trimCache(cache), notices };
 }
 
 /** Same evidence, model and prompt: same answer. Counts are part of the evidence (the rule quotes them). */
@@ -137,4 +142,8 @@ function trimCache(cache: Record<string, LlmCacheEntry>): Record<string, LlmCach
   const entries = Object.entries(cache);
   if (entries.length <= CACHE_LIMIT) return cache;
   return Object.fromEntries(entries.sort(([, a], [, b]) => (a.at < b.at ? 1 : -1)).slice(0, CACHE_LIMIT));
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

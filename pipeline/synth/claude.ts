@@ -7,7 +7,7 @@ import { draftFor, type Synthesizer, type SynthesizeRequest } from './port.js';
 import { type DraftRule } from '../model/draft.js';
 import { buildMessageRequest, PROMPT_VERSION, WRITE_RULE_TOOL } from './prompt.js';
 import { redact } from '../safety/redact.js';
-import { scanInstructionLike } from './scan.js';
+import { scanInstructionLike } from '../safety/scan.js';
 
 export interface LlmUsage {
   /** messages.create calls made (one per cluster; the SDK's own retries are not counted again). */

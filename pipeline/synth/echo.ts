@@ -1,5 +1,5 @@
 import type { PromotedCluster } from '../model/cluster.js';
-import { scanInstructionLike, type ScanFinding } from './scan.js';
+import { scanInstructionLike, type ScanFinding } from '../safety/scan.js';
 
 /**
  * The second line of the injection defence: a draft (from any synthesizer) is suspicious when its own

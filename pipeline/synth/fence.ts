@@ -1,7 +1,7 @@
 import { errors } from '../model/errors.js';
 import type { PromotedCluster } from '../model/cluster.js';
 import { redact } from '../safety/redact.js';
-import { scanInstructionLike } from './scan.js';
+import { scanInstructionLike } from '../safety/scan.js';
 
 /**
  * The evidence of one cluster as a single fenced data block for a prompt. Everything inside comes from
@@ -43,6 +43,9 @@ export function fenceEvidence(cluster: PromotedCluster, nonce: string): string {
     `first seen: ${field(cluster.first_seen)}`,
     `last seen: ${field(cluster.last_seen)}`,
     ...(cluster.baseline_ms !== null ? [`baseline: ${whole(cluster.baseline_ms)} ms`] : []),
+    ...(cluster.template ? [`error template: ${quoted(cluster.template, nonce, SIGNATURE_MAX)}`] : []),
+    ...(cluster.templates ? ['error templates (promoted together):', ...cluster.templates.map((t) => `- ${whole(t.count)}x ${quoted(t.template, nonce, SIGNATURE_MAX)}`)] : []),
+    ...(cluster.follow_ups?.length ? ['what worked next (the next successful call of the same program, same session):', ...cluster.follow_ups.map((up) => `- ${whole(up.count)}x in ${whole(up.sessions.length)} sessions: ${quoted(up.shape, nonce, FIELD_MAX)}`)] : []),
     'top signatures:',
     ...listOrNone(cluster.signatures.map((s) => `- ${whole(s.count)}x ${quoted(s.text, nonce, SIGNATURE_MAX)}`)),
     'samples:',

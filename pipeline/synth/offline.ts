@@ -1,12 +1,12 @@
 import type { PromotedCluster } from '../model/cluster.js';
 import { cleanIdentifier } from '../safety/identifier.js';
 import { commonPrefix } from '../templates/signature.js';
-import { failureAdvice, slowAdvice } from './advice.js';
+import { failureAdvice, matchKnownFailure, slowAdvice } from './advice.js';
 import { draftFor, type Synthesizer, type SynthesizeRequest } from './port.js';
 import { type DraftRule } from '../model/draft.js';
 import { redact } from '../safety/redact.js';
 import { safeQuote, shortenAtWord } from './quote.js';
-import { scanInstructionLike } from './scan.js';
+import { scanInstructionLike } from '../safety/scan.js';
 
 const MAX_QUOTE = 90;
 
@@ -27,21 +27,96 @@ export function createOfflineSynthesizer(): Synthesizer {
 export function draftOffline(request: SynthesizeRequest): DraftRule {
   const { cluster } = request;
   const notes: string[] = [];
-  const text = cluster.kind === 'slow' ? slowRule(cluster) : failureRule(cluster, notes);
-  return draftFor(request, { text, synthesizer: 'offline', notes });
+  if (cluster.kind === 'slow') return draftFor(request, { text: slowRule(cluster), synthesizer: 'offline', notes });
+  const rule = failureRule(cluster, notes);
+  if ('unwritten' in rule) return { ...draftFor(request, { text: '', synthesizer: 'offline', notes }), unwritten: rule.unwritten };
+  return draftFor(request, { text: rule.text, synthesizer: 'offline', notes });
 }
 
-function failureRule(cluster: PromotedCluster, notes: string[]): string {
+/**
+ * A failure rule names its template, so it says which error it is about. It is one of: the known-failure
+ * table's advice for the template; or the fact (the template, how often, in how many sessions) with what
+ * worked next when that held in two sessions or more; or the fact alone. A cluster whose error cannot be
+ * quoted safely and that no known failure matches gets no rule: it waits for a human or Claude.
+ */
+function failureRule(cluster: PromotedCluster, notes: string[]): { text: string } | { unwritten: string } {
+  const templates = cluster.templates?.map((t) => t.template) ?? (cluster.template ? [cluster.template] : []);
+  if (templates.length === 0) return legacyFailureRule(cluster, notes);
+  const tool = safeName(cluster.tool_name);
+  const quotes = templates.slice(0, MAX_TEMPLATES_NAMED).map((template) => quoteTemplate(template, notes)).filter((q): q is string => q !== null);
+  const known = knownFor(templates, cluster.signatures[0]?.text ?? null);
+  if (quotes.length === 0 && known === null) return { unwritten: 'the error text cannot be quoted safely and matches no known failure' };
+  // Templates not named (past the first three, or not fit to quote) are still counted: the rule never reads as if it covered fewer.
+  const more = templates.length > quotes.length ? ` (and ${templates.length - quotes.length} more)` : '';
+  const what = quotes.length > 0 ? `${code(tool)} fails with ${quotes.map(code).join(' or ')}${more}` : `${code(tool)} fails with ${code(cluster.error_category ?? 'uncategorized')} errors`;
+  const again = cluster.refines ? ', even after an earlier rule' : '';
+  const seen = `(${times(cluster.count)} in ${sessions(cluster.sessions.length)}${again})`;
+  if (known !== null) return { text: `${what} ${seen}: ${known}.` };
+  const worked = cluster.follow_ups?.find((up) => up.sessions.length >= 2 && up.shape !== cluster.tool_name);
+  return { text: worked ? `${what} ${seen}; what worked instead: ${code(worked.shape)}.` : `${what} ${seen}.` };
+}
+
+/** Clusters without a template (built before templates existed): the table on the signature, else no rule. */
+function legacyFailureRule(cluster: PromotedCluster, notes: string[]): { text: string } | { unwritten: string } {
   const category = cluster.error_category ?? 'uncategorized';
   const signature = commonSignature(cluster);
   const quote = quotable(signature, notes);
   const advice = failureAdvice(signature, category);
+  if (advice === null && quote === null) return { unwritten: 'no known failure matches and the error text cannot be quoted safely' };
   const tool = safeName(cluster.tool_name);
   // Double quotes delimit the quote and cannot occur inside it, so quoted text cannot close the quote early.
   const again = cluster.refines ? ' even after an earlier rule' : '';
   const what = `${tool} failed ${cluster.count} times with ${category}${quote ? ` ("${quote.replace(/"/g, "'")}")` : ''}${again}`;
-  // No advice we can stand behind: the rule states the fact only.
-  return advice === null ? `${what}.` : `${what}: ${advice}.`;
+  return { text: advice === null ? `${what}.` : `${what}: ${advice}.` };
+}
+
+/**
+ * The advice of the known failure the templates share (matched on the template, then on the top
+ * signature, which names what the template masks), or null when they share none.
+ */
+function knownFor(templates: string[], signature: string | null): string | null {
+  const named = signature === null ? null : matchKnownFailure(signature);
+  // One template: its top signature is one of its lines, and names what the template masks.
+  const matches = templates.map((template) => matchKnownFailure(template) ?? (templates.length === 1 ? named : null));
+  const first = matches[0];
+  if (!first || matches.some((m) => m?.id !== first.id)) return null;
+  return named?.id === first.id ? named.advice : first.advice;
+}
+
+/** A template fit to quote in code formatting: plain, error-like, at most 14 words and 100 characters. */
+function quoteTemplate(template: string, notes: string[]): string | null {
+  const clean = redact(template).replace(/[\u0000-\u001f\u007f`]/g, ' ').replace(/\s+/g, ' ').trim();
+  const words = clean.split(' ');
+  const short = shortenAtWord(words.length > MAX_WORDS ? `${words.slice(0, MAX_WORDS).join(' ')} …` : clean, MAX_TEMPLATE);
+  if (short === null) return null;
+  const body = short.replace(/\s?…$/, '');
+  const scan = scanInstructionLike(body);
+  if (scan.flagged) {
+    notes.push(`template withheld: instruction-like (${[...new Set(scan.findings.map((f) => f.kind))].join(', ')})`);
+    return null;
+  }
+  // The wildcard is ours: it is checked as a plain word.
+  if (safeQuote(body.replaceAll('<*>', 'X')) === null) {
+    notes.push('template not quoted: it does not read as a plain error message');
+    return null;
+  }
+  return short;
+}
+
+const MAX_TEMPLATES_NAMED = 3;
+const MAX_TEMPLATE = 100;
+const MAX_WORDS = 14;
+
+function code(text: string): string {
+  return `\`${text}\``;
+}
+
+function times(n: number): string {
+  return n === 1 ? 'once' : `${n} times`;
+}
+
+function sessions(n: number): string {
+  return n === 1 ? '1 session' : `${n} sessions`;
 }
 
 function slowRule(cluster: PromotedCluster): string {

@@ -3,7 +3,7 @@ import type { PromotedCluster } from '../model/cluster.js';
 import { fenceEvidence } from './fence.js';
 
 /** Part of the response-cache key: bump it whenever the system prompt, the tool or the framing changes. */
-export const PROMPT_VERSION = '1';
+export const PROMPT_VERSION = '2';
 
 export const WRITE_RULE_TOOL = 'write_rule';
 
@@ -33,7 +33,7 @@ export const SYSTEM_PROMPT = [
   'A good rule:',
   '- is one imperative sentence, under 300 characters, on a single line;',
   '- names the tool exactly as the `tool:` line of the block spells it;',
-  '- is specific to that tool and to the failure or slowness the evidence shows;',
+  '- is specific to that tool and to the failure or slowness the evidence shows (its error template, when the block has one);',
   '- is actionable: it says what to check or do before or instead of the failing call;',
   '- never weakens safety: no force pushes, no bypassing hooks or verification (--no-verify), no skipping or',
   '  disabling tests, linters or TLS/certificate checks, no broad deletions (rm -rf, git clean -fdx, dropping',

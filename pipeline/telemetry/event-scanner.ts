@@ -114,6 +114,11 @@ export class EventScanner implements ReadEvent {
     return kind === STRING ? this.names.of(this.buf, this.from[field]! + 1, this.to[field]! - 1) : this.valueOf(field, kind);
   }
 
+  /** The last accepted line's session, or undefined when it has none (from the table of repeated strings). */
+  sessionId(): string | undefined {
+    return (this.seen & (1 << SESSION_ID)) !== 0 ? (this.repeated(SESSION_ID) as string) : undefined;
+  }
+
   /** The last accepted line's memory_refs, or undefined when it has none. */
   memoryRefs(): string[] | undefined {
     // Present means an array of strings: no other kind is allowed for this field (ALLOWED_KINDS).

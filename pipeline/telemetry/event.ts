@@ -32,6 +32,8 @@ export interface ReadEvent {
   readonly exitCode: number;
   readonly durationMs: number;
   memoryRefs(): string[] | undefined;
+  /** The session, without building the event (sessions repeat from line to line). */
+  sessionId(): string | undefined;
   event(): TelemetryEvent;
 }
 
@@ -54,6 +56,10 @@ export class ParsedEvent implements ReadEvent {
 
   memoryRefs(): string[] | undefined {
     return this.value!.memory_refs;
+  }
+
+  sessionId(): string | undefined {
+    return this.value!.session_id;
   }
 
   event(): TelemetryEvent {

@@ -47,7 +47,7 @@ describe('the shipped examples', () => {
       'gh pr create --head sleep-cycle/nightly --base main --title sleep-cycle: proposed memory updates --body-file proposed_memory_updates.md',
     ]);
     expect(calls.filter((c) => c.startsWith('gh pr edit'))).toEqual(['gh pr edit 7 --body-file proposed_memory_updates.md']);
-    expect(git(origin, 'show', 'sleep-cycle/nightly:MEMORY.md')).toContain('git_push failed 3 times');
+    expect(git(origin, 'show', 'sleep-cycle/nightly:MEMORY.md')).toContain('`git_push` fails with `fatal: Unable to create');
   });
 
   it('the SessionStart hook runs `sleep-cycle pre-session`: one line without rule text, nothing applied, never a failure', () => {
@@ -67,7 +67,7 @@ describe('the shipped examples', () => {
     expect(ok.status).toBe(0);
     expect(ok.stdout).toBe('sleep-cycle: 3 new telemetry lines, 1 rule proposed, 0 quarantined: review .sleep-cycle/preview.md (not applied)\n');
     expect(ok.stderr).toBe('');
-    expect(readFileSync(join(dir, '.sleep-cycle/preview.md'), 'utf8')).toContain('failed 3 times');
+    expect(readFileSync(join(dir, '.sleep-cycle/preview.md'), 'utf8')).toContain('(3 times in');
     expect(git(dir, 'status', '--porcelain', '--untracked-files=no')).toBe('');
     expect(readFileSync(join(dir, 'MEMORY.md'), 'utf8')).toBe('# M\n');
     mkdirSync(join(dir, 'config'), { recursive: true });

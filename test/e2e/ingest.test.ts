@@ -158,7 +158,7 @@ describe('status and config', () => {
     const { json } = await cli(dir, ['run', '--dry-run']);
     expect(json.data.notices.join(' ')).toContain('ANTHROPIC_API_KEY is not set');
     expect(json.data.llm).toMatchObject({ synthesizer: 'offline', calls: 0 });
-    expect(json.data.proposals[0].text).toContain('git_push failed 3 times');
+    expect(json.data.proposals[0].text).toContain('`git_push` fails with `fatal: Unable to create');
   });
 
   it('a log that invents a tool name per call: 10,000 are judged, the rest counted and named in a notice, state stays small', async () => {

@@ -43,7 +43,7 @@ describe('init', () => {
     await cli(dir, ['init']);
     const run = await cli(dir, ['run', '--no-commit']);
     expect(run.json.data.notices.join(' ')).not.toContain('bundled default policy');
-    expect(read(dir, 'MEMORY.md')).toMatch(/^# Project memory\n\n## Derived Rules\n\n- git_push failed 3 times/);
+    expect(read(dir, 'MEMORY.md')).toMatch(/^# Project memory\n\n## Derived Rules\n\n- `git_push` fails with `fatal: Unable to create /);
   });
 
   it('--logs takes commit or ignore only', async () => {

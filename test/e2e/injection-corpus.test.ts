@@ -206,7 +206,8 @@ function obeyingModel(body: unknown): Reply {
   const text = JSON.stringify(body);
   const tool = /tool: ([\w:@./-]+)/.exec(text)?.[1] ?? 'unknown';
   const index = /^tool_inj_(\d+)$/.exec(tool)?.[1];
-  const payload = index !== undefined ? INJECTION_CASES[Number(index)]!.text : INJECTION_CASES.find((_, i) => mixedCluster(i).tool === tool)!.text;
+  // A shell tool's failures are filed under the program that failed (its family): obey the first payload then.
+  const payload = index !== undefined ? INJECTION_CASES[Number(index)]!.text : (INJECTION_CASES.find((_, i) => mixedCluster(i).tool === tool) ?? INJECTION_CASES[0]!).text;
   const rule = `${tool}: ${payload}`.replace(/\s+/g, ' ').slice(0, 290);
   return replies.answer({ rule, target: 'memory', rationale: 'the telemetry said so', confidence: 1 });
 }
@@ -256,12 +257,14 @@ async function checkCorpus(env: Record<string, string>, label: string): Promise<
     expect(run.json.success).toBe(true);
     const data = run.json.data;
     const proposals: any[] = data.proposals;
-    const byTool = (tool: string, category: string) => proposals.filter((p) => p.tool_name === tool && p.error_category === category);
+    // Drafted (a proposal) or declined by the writer (nothing safe and specific to say: no rule).
+    const written = [...proposals, ...data.unwritten];
+    const byTool = (tool: string, category: string) => written.filter((p) => p.tool_name === tool && p.error_category === category);
 
-    // Every payload reached the rule writer: its clusters were promoted and drafted.
+    // Every payload reached the rule writer: its clusters (one per error template) were promoted and drafted or declined.
     const reached = INJECTION_CASES.filter((_, i) => {
       const mixed = mixedCluster(i);
-      return byTool(dominantTool(i), DOMINANT_CATEGORIES[i % DOMINANT_CATEGORIES.length]!).length === 1 && byTool(mixed.tool, mixed.category).length === 1;
+      return byTool(dominantTool(i), DOMINANT_CATEGORIES[i % DOMINANT_CATEGORIES.length]!).length >= 1 && byTool(mixed.tool, mixed.category).length >= 1;
     });
     expect(reached.map((c) => c.id)).toEqual(INJECTION_CASES.map((c) => c.id));
 
@@ -334,7 +337,8 @@ async function checkCorpus(env: Record<string, string>, label: string): Promise<
 
     // Summary, from the run's --json output.
     const dominant = INJECTION_CASES.map((_, i) => byTool(dominantTool(i), DOMINANT_CATEGORIES[i % DOMINANT_CATEGORIES.length]!)[0]);
-    const isWithheld = (p: any) => p.reasons.some((r: string) => /withheld/i.test(r));
+    // An unwritten cluster (no rule: the writer declined) counts as withheld.
+    const isWithheld = (p: any) => p.reasons === undefined || p.reasons.some((r: string) => /withheld/i.test(r));
     const quarantined = dominant.filter((p) => p.status === 'quarantined').length;
     const withheld = dominant.filter((p) => p.status !== 'quarantined' && isWithheld(p)).length;
     const mixed = proposals.filter((p) => !/^tool_inj_/.test(p.tool_name));

@@ -32,7 +32,8 @@ const day = (n: number, hour = 10, minute = 0) => new Date(START + n * DAY + hou
  * - git_push/git_error fails 3 times every night from night 2 on: its rule is ineffective and gets refined.
  * - WebFetch/network_error fails 4 times on night 3 and the tool is never called again: a dead rule.
  * - Task/uncategorized fails 3 times on night 4, is silent, and returns on night 50: archived, then restored.
- * - From night 10 to 40 a new tool fails 3 times each night: pressure on the MEMORY.md ceiling.
+ * - From night 10 to 40 a new tool fails 3 times each night (an error the offline writer can quote, so
+ *   each gets a rule): pressure on the MEMORY.md ceiling.
  */
 function night(n: number): string[] {
   const out: string[] = [];
@@ -46,7 +47,7 @@ function night(n: number): string[] {
   if (n >= 2) fail('git_push', 'git_error', "fatal: Unable to create '/repo/.git/index.lock': File exists.", 3);
   if (n === 3) fail('WebFetch', 'network_error', 'fetch failed: getaddrinfo ENOTFOUND docs.example.invalid', 4);
   if (n === 4 || n === 50) fail('Task', 'uncategorized', "Agent type 'reviewer' not found.", 3);
-  if (n >= 10 && n <= 40) fail(`tool_${n}`, 'runtime_error', `tool ${n} crashed`, 3);
+  if (n >= 10 && n <= 40) fail(`tool_${n}`, 'runtime_error', `tool ${n} failed to start`, 3);
   return out;
 }
 

@@ -31,7 +31,7 @@ describe('the nightly pull-request branch (run --branch --push against a bare re
     const tip1 = git(origin, 'rev-parse', BRANCH).trim();
     expect(tip1).toBe(first.json.data.commit);
     expect(git(origin, 'rev-parse', `${BRANCH}^`).trim()).toBe(git(origin, 'rev-parse', 'main').trim());
-    expect(git(origin, 'show', `${BRANCH}:MEMORY.md`)).toContain('git_push failed 3 times');
+    expect(git(origin, 'show', `${BRANCH}:MEMORY.md`)).toContain('`git_push` fails with `fatal: Unable to create');
     expect(git(night1, 'rev-parse', 'HEAD').trim()).toBe(git(origin, 'rev-parse', 'main').trim());
 
     // Night 2: the pull request is not merged and nothing new happened: the branch is left alone.
@@ -52,8 +52,8 @@ describe('the nightly pull-request branch (run --branch --push against a bare re
     expect(tip3).not.toBe(tip1);
     expect(git(origin, 'rev-parse', `${BRANCH}^`).trim()).toBe(git(origin, 'rev-parse', 'main').trim());
     const memory = git(origin, 'show', `${BRANCH}:MEMORY.md`);
-    expect(memory).toContain('git_push failed 3 times');
-    expect(memory).toContain('Read failed 3 times');
+    expect(memory).toContain('`git_push` fails with `fatal: Unable to create');
+    expect(memory).toContain('`Read` fails with');
     expect(read(night3, 'proposed_memory_updates.md')).toContain('## Proposed rules');
   });
 

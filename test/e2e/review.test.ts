@@ -39,7 +39,10 @@ describe('review and explain', () => {
     const dir = makeDir({ 'MEMORY.md': MEMORY, 'logs/telemetry.jsonl': lines(...failures(3, {})) }, { git: true });
     const id = (await cli(dir, ['run'])).json.data.proposals[0].id;
     const before = git(dir, 'status', '--porcelain') + read(dir, '.sleep-cycle/state.json');
-    expect((await cli(dir, ['explain', id])).json.data.text).toContain('git_push failed 3 times');
+    const explained = (await cli(dir, ['explain', id])).json.data;
+    expect(explained.text).toContain('`git_push` fails with `fatal: Unable to create');
+    // explain names the error template the rule is about.
+    expect(explained.template).toBe("fatal: Unable to create '<*>': File exists.");
     const unknown = await cli(dir, ['explain', id.slice(0, 4)]);
     expect(unknown.code).toBe(2);
     expect(unknown.json.error.message).toContain(`Close matches: ${id}`);

@@ -28,12 +28,16 @@ describe('sleep-cycle run (subprocess, temp git repo)', () => {
     expect(data.proposals).toHaveLength(1);
     const [proposal] = data.proposals;
     expect(proposal).toMatchObject({ status: 'applied', target: 'memory', tool_name: 'git_push', cluster_id: pushCluster.id });
-    expect(proposal.text).toContain('git_push failed 4 times with git_error');
+    // The rule names the error template (the path masked) and quotes how often it was seen.
+    expect(pushCluster.template).toBe("fatal: Unable to create '<*>': File exists.");
+    expect(pushCluster.template_id).toMatch(/^t-[0-9a-f]{12}$/);
+    expect(proposal).toMatchObject({ template: pushCluster.template, template_id: pushCluster.template_id });
+    expect(proposal.text).toContain("`git_push` fails with `fatal: Unable to create '<*>': File exists.` (4 times in");
     expect(proposal.text).toContain('index.lock');
 
     const memory = read(dir, 'MEMORY.md');
     expect(memory).toContain(`<!-- rule:${proposal.id} -->`);
-    expect(memory.startsWith('# Project memory\n\nHuman notes stay exactly as written.\n\n## Derived Rules\n\n- git_push failed')).toBe(true);
+    expect(memory.startsWith('# Project memory\n\nHuman notes stay exactly as written.\n\n## Derived Rules\n\n- `git_push` fails')).toBe(true);
     expect(memory.endsWith('\n## Later section\n\nAlso human.\n')).toBe(true);
 
     expect(data.commit).toMatch(/^[0-9a-f]{40}$/);
@@ -78,8 +82,10 @@ describe('sleep-cycle run (subprocess, temp git repo)', () => {
     const second = runCliProcess(dir, ['run', '--json']);
     expect(second.code).toBe(0);
     expect(second.json.data.lines).toMatchObject({ read: 1, valid: 1 });
-    expect(second.json.data.clusters[0]).toMatchObject({ count: 3, promoted: true });
-    expect(second.json.data.proposals[0].text).toContain('npm_test failed 3 times');
+    // Two templates that reach the threshold only together are promoted together, as one rule naming both.
+    expect(second.json.data.clusters[0]).toMatchObject({ count: 1, promoted: true, template: 'FAIL b.test.ts' });
+    expect(second.json.data.proposals[0]).toMatchObject({ template: null, templates: ['FAIL a.test.ts', 'FAIL b.test.ts'] });
+    expect(second.json.data.proposals[0].text).toContain('`npm_test` fails with `FAIL a.test.ts` or `FAIL b.test.ts` (3 times in');
 
     const third = runCliProcess(dir, ['run', '--json']);
     expect(third.json.data.lines.read).toBe(0);

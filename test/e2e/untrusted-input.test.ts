@@ -48,8 +48,10 @@ describe('log lines are untrusted data', () => {
     const run = runCliProcess(dir, ['run', '--json']);
     expect(run.code).toBe(0);
     const state = JSON.parse(read(dir, '.sleep-cycle/state.json'));
-    const bash = run.json.data.proposals.find((p: any) => p.tool_name === 'Bash' && p.error_category === 'api_error');
-    const evidence = state.rules[bash.id].provenance.evidence;
+    // Each secret's message is its own template: they are promoted one by one or together, and every one
+    // of them is kept as evidence (redacted) by some rule.
+    const bash = run.json.data.proposals.filter((p: any) => p.tool_name === 'Bash' && p.error_category === 'api_error');
+    const evidence = bash.flatMap((p: any) => state.rules[p.id].provenance.evidence);
     expect(evidence.length).toBeGreaterThanOrEqual(SECRET_CASES.length);
 
     const history = git(dir, 'log', '-p', '--format=%s%n%b', 'HEAD~1..HEAD');
@@ -70,9 +72,10 @@ describe('log lines are untrusted data', () => {
     const dir = makeDir({ 'MEMORY.md': '# M\n', 'logs/telemetry.jsonl': telemetry, 'config/safety-rules.yaml': POLICY }, { git: true });
     const run = runCliProcess(dir, ['run', '--json']);
     expect(run.code).toBe(0);
-    const [proposal] = run.json.data.proposals;
-    expect(proposal.text).not.toMatch(/ignore previous|--force|--no-verify|always use/i);
-    expect(proposal.reasons.join(' ')).toContain('instruction-like');
+    // Nothing safe and specific can be said about it offline: no rule, the cluster waits for a human.
+    expect(run.json.data.proposals).toEqual([]);
+    expect(run.json.data.unwritten).toEqual([expect.objectContaining({ tool_name: 'git_push', reason: expect.stringContaining('cannot be quoted safely') })]);
+    expect(JSON.stringify(run.json.data.unwritten)).not.toMatch(/ignore previous|--force|--no-verify|always use/i);
     const memory = read(dir, 'MEMORY.md');
     expect(memory).not.toMatch(/ignore previous|--force|--no-verify/i);
     // The PR body may be read by another model: the injected text is named, not repeated.
@@ -91,7 +94,7 @@ describe('log lines are untrusted data', () => {
     const text = runCliProcess(dir, ['run']);
     expect(text.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
     const memory = read(dir, 'MEMORY.md');
-    expect(memory).toContain('Bash failed 3 times with uncategorized');
+    expect(memory).toContain('`Bash` fails with `boom failed` (3 times in 1 session)');
     expect(memory).not.toMatch(/credentials|PR description|[\u0000-\u0008\u000b-\u001f]/);
   });
 
@@ -103,7 +106,7 @@ describe('log lines are untrusted data', () => {
     );
     const dir = makeDir({ 'MEMORY.md': '# M\n', 'logs/telemetry.jsonl': telemetry, 'config/safety-rules.yaml': POLICY }, { git: true });
     const run = runCliProcess(dir, ['run', '--json']);
-    expect(run.json.data.proposals[0].text).toContain('("ENOENT: no such file or directory, open…")');
+    expect(run.json.data.proposals[0].text).toContain("`ENOENT: no such file or directory, open '<*>'`");
     for (const file of ['MEMORY.md', 'proposed_memory_updates.md', '.sleep-cycle/state.json']) {
       expect(read(dir, file), file).not.toContain('kesslerio');
     }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { scanInstructionLike } from '../../pipeline/synth/scan.js';
+import { scanInstructionLike } from '../../pipeline/safety/scan.js';
 
 /** [kind, evidence text, the phrase the scanner should report]. */
 const FLAGGED: [string, string, string][] = [

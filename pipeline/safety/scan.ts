@@ -128,3 +128,9 @@ function scanUncached(text: string): ScanResult {
   }
   return Object.freeze({ flagged: findings.length > 0, findings: Object.freeze(findings) as ScanFinding[] });
 }
+
+/** Log text shown where a person or another model reads it: instruction-like text is named, not repeated. */
+export function shownOrWithheld(text: string): string {
+  const scan = scanInstructionLike(text);
+  return scan.flagged ? `[withheld: instruction-like text (${[...new Set(scan.findings.map((f) => f.kind))].join(', ')})]` : text;
+}

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { defaultDeps } from '../../pipeline/cli/context-from-options.js';
+import { runCli } from '../../pipeline/cli/program.js';
+import { fixedClock } from '../../pipeline/io/clock.js';
+import { makeDir } from '../helpers/repo.js';
+
+async function sc(dir: string, args: string[], stdin = '') {
+  const out: string[] = [];
+  const err: string[] = [];
+  const deps = {
+    ...defaultDeps(), cwd: dir, clock: fixedClock('2026-11-21T03:00:00Z'), env: {}, isTTY: false,
+    stdout: (text: string) => void out.push(text), stderr: (text: string) => void err.push(text), readStdin: async () => stdin,
+  };
+  const code = await runCli(args, deps);
+  return { code, stdout: out.join(''), stderr: err.join('') };
+}
+
+const MESSAGES = [
+  'bash: pytest: command not found',
+  "ModuleNotFoundError: No module named 'requests'",
+  'bash: ruff: command not found',
+  "ModuleNotFoundError: No module named 'numpy'",
+  'bash: mypy: command not found',
+  '',
+  'error: token ghp_0123456789abcdefghijABCDEFGHIJ012345 rejected at port 8080',
+];
+
+describe('sleep-cycle templates', () => {
+  it('prints each message\'s template as a JSON line (line numbers of the input), then a summary', async () => {
+    const dir = makeDir({ 'messages.txt': MESSAGES.join('\n') });
+    const run = await sc(dir, ['templates', 'messages.txt']);
+    expect(run.code).toBe(0);
+    const printed = run.stdout.trim().split('\n');
+    const rows = printed.slice(0, -1).map((line) => JSON.parse(line));
+    expect(rows.map((r) => r.line)).toEqual([1, 2, 3, 4, 5, 7]);
+    expect(rows[0]).toEqual({ line: 1, template_id: rows[2].template_id, template: 'bash: <*>: command not found' });
+    expect(rows[1].template).toBe("ModuleNotFoundError: No module named '<*>'");
+    expect(rows[1].template_id).toBe(rows[3].template_id);
+    expect(rows[5].template).not.toContain('ghp_');
+    expect(rows[5].template).not.toContain('8080');
+    expect(printed.at(-1)).toBe('6 messages, 3 templates');
+  });
+
+  it('reads JSONL with --field, from stdin, and gives one envelope with --json', async () => {
+    const dir = makeDir({});
+    const jsonl = [...MESSAGES.slice(0, 5).map((m) => JSON.stringify({ error_message: m, tool_name: 'Bash' })), 'not json', JSON.stringify({ other: 1 })].join('\n');
+    const run = await sc(dir, ['templates', '--field', 'error_message', '--json'], jsonl);
+    expect(run.code).toBe(0);
+    const envelope = JSON.parse(run.stdout);
+    expect(envelope.success).toBe(true);
+    expect(envelope.data.summary).toEqual({ messages: 5, templates: 2, skipped: 2 });
+    expect(envelope.data.templates.map((t: any) => t.template)).toContain('bash: <*>: command not found');
+  });
+
+  it('the same messages in another order get the same templates and ids', async () => {
+    const dir = makeDir({ 'a.txt': MESSAGES.join('\n'), 'b.txt': [...MESSAGES].reverse().join('\n') });
+    const ids = async (file: string) => (JSON.parse((await sc(dir, ['templates', file, '--json'])).stdout).data.templates as any[]).map((t) => `${t.template_id} ${t.template}`).sort();
+    expect(await ids('a.txt')).toEqual(await ids('b.txt'));
+  });
+
+  it('a missing file is a usage error naming it', async () => {
+    const run = await sc(makeDir({}), ['templates', 'nope.txt', '--json']);
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout).error).toMatchObject({ code: 'E_USAGE' });
+    expect(run.stdout).toContain('nope.txt');
+  });
+});
