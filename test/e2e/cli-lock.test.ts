@@ -1,5 +1,5 @@
-import { appendFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultDeps } from '../../pipeline/cli/context-from-options.js';
@@ -8,6 +8,7 @@ import { fixedClock } from '../../pipeline/io/clock.js';
 import { nodeFs, type FsPort } from '../../pipeline/io/fs.js';
 import { cli } from '../helpers/in-process.js';
 import { failures, git, lines, makeDir, read } from '../helpers/repo.js';
+import { tempDir } from '../helpers/temp.js';
 
 const MEMORY = '# M\n\n## Derived Rules\n';
 // Blocks the git_push rule (it names index.lock), so the repository has a quarantined draft to review.
@@ -31,7 +32,7 @@ async function reviewedRepo() {
 describe('one lock for every command that writes', () => {
   it('while another process holds the lock, every writing command exits 3 with E_LOCKED and writes nothing', async () => {
     const { dir, rule, draft } = await reviewedRepo();
-    const source = mkdtempSync(join(tmpdir(), 'sleep-cycle-transcripts-'));
+    const source = tempDir('sleep-cycle-transcripts-');
     const holder = `${JSON.stringify({ pid: process.pid, host: hostname(), started: '2026-11-21T02:59:00.000Z', run_id: 'run-other' })}\n`;
     writeFileSync(join(dir, '.sleep-cycle', 'lock'), holder);
     const snapshot = () => git(dir, 'status', '--porcelain') + read(dir, '.sleep-cycle/state.json') + read(dir, 'MEMORY.md') + read(dir, '.sleep-cycle/lock');

@@ -1,5 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { classifyError } from '../../pipeline/telemetry/classify.js';
@@ -7,6 +6,7 @@ import { isClaudeCodeTranscript, readClaudeCodeCalls } from '../../pipeline/tele
 import { isMiniSweAgentTrajectory, readMiniSweAgentCalls } from '../../pipeline/telemetry/import-mini-swe-agent.js';
 import { errorMessage, listSourceFiles } from '../../pipeline/telemetry/import-source.js';
 import { DEFAULT_DATA_DIR, LABELS_PATH, loadAgentFailures, messageSha, parseLabels, type LoaderTools } from '../../eval/agent-failures/load.mjs';
+import { tempDir } from '../helpers/temp.js';
 
 /** The loader runs the importers' TypeScript sources here: the same code the build compiles, no build needed. */
 const tools: LoaderTools = { readMiniSweAgentCalls, readClaudeCodeCalls, classifyError, errorMessage };
@@ -109,14 +109,14 @@ function label(key: string, sha: string, group: string) {
 }
 
 function writeLabels(lines: object[]): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'labels-')), 'labels.jsonl');
+  const path = join(tempDir('labels-'), 'labels.jsonl');
   writeFileSync(path, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
   return path;
 }
 
 /** A data folder with made-up text only: one mini-swe-agent trajectory and one SWE-agent trajectory. */
 function syntheticData(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-data-'));
+  const dir = tempDir('agent-data-');
   mkdirSync(join(dir, 'mini', 'trajs'), { recursive: true });
   mkdirSync(join(dir, 'swe'));
   const messages = [

@@ -1,15 +1,15 @@
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodeFs } from '../../pipeline/io/fs.js';
+import { tempDir } from '../helpers/temp.js';
 
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 
 describe('nodeFs.writeAtomic keeps the mode of the file it replaces', () => {
   for (const mode of [0o600, 0o640, 0o755, 0o444]) {
     it(`a ${mode.toString(8)} file stays ${mode.toString(8)}, with the new content and no temp file left`, async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'sleep-cycle-fs-'));
+      const dir = tempDir('sleep-cycle-fs-');
       const path = join(dir, 'MEMORY.md');
       writeFileSync(path, 'old\n');
       chmodSync(path, mode);
@@ -21,7 +21,7 @@ describe('nodeFs.writeAtomic keeps the mode of the file it replaces', () => {
   }
 
   it('a new file gets the default mode (0666 less the umask)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sleep-cycle-fs-'));
+    const dir = tempDir('sleep-cycle-fs-');
     const umask = process.umask();
     await nodeFs.writeAtomic(join(dir, 'sub', 'state.json'), '{}\n');
     expect(modeOf(join(dir, 'sub', 'state.json'))).toBe(0o666 & ~umask);

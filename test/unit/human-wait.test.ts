@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hookCommand, PENDING_FILE } from '../../pipeline/cli/hook-command.js';
@@ -10,6 +9,7 @@ import { mayPrompt, ownDuration } from '../../pipeline/telemetry/human-wait.js';
 import { readClaudeCodeCalls } from '../../pipeline/telemetry/import-claude-code.js';
 import { runCommandInProcess } from '../helpers/command.js';
 import { makeDir } from '../helpers/repo.js';
+import { tempDir } from '../helpers/temp.js';
 
 const T0 = Date.parse('2026-11-20T10:00:00.000Z');
 const iso = (ms: number) => new Date(T0 + ms).toISOString();
@@ -49,7 +49,7 @@ const done = (id: string, ms: number) => ({ type: 'user', sessionId: 's', timest
 const progress = (id: string, ms: number, seconds: number) => ({ type: 'progress', sessionId: 's', timestamp: iso(ms), parentToolUseID: id, toolUseID: 'bash-progress-0', data: { type: 'bash_progress', output: '', elapsedTimeSeconds: seconds } });
 
 async function importDurations(lines: unknown[]): Promise<Record<string, number>> {
-  const file = join(mkdtempSync(join(tmpdir(), 'human-wait-')), 'session.jsonl');
+  const file = join(tempDir('human-wait-'), 'session.jsonl');
   writeFileSync(file, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
   const durations: Record<string, number> = {};
   for await (const item of readClaudeCodeCalls(file)) if (item.kind === 'call') durations[item.event.input_summary ?? item.event.tool_name] = item.event.duration_ms;

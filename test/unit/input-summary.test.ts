@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseClaudeCodeHook } from '../../pipeline/telemetry/claude-code-hook.js';
 import { readClaudeCodeCalls } from '../../pipeline/telemetry/import-claude-code.js';
 import { capSummary, MAX_SUMMARY_CHARS, summarizeInput } from '../../pipeline/telemetry/input-summary.js';
+import { tempDir } from '../helpers/temp.js';
 
 describe('summarizeInput: the call itself, short', () => {
   it.each([
@@ -87,7 +87,7 @@ describe('input_summary from the Claude Code hook and transcript importer', () =
   });
 
   it('the transcript importer writes it on every event, relative to the line cwd', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cc-summary-'));
+    const dir = tempDir('cc-summary-');
     const file = join(dir, 'session.jsonl');
     const lines = [
       { type: 'assistant', sessionId: 's', cwd: '/home/dev/project', timestamp: '2026-01-01T10:00:00.000Z', message: { content: [{ type: 'tool_use', id: 'a', name: 'Edit', input: { file_path: '/home/dev/project/README.md', old_string: 'x', new_string: 'y' } }] } },

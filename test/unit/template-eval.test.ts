@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LOGHUB_SYSTEMS, loadLoghub, parseCsv } from '../../bench/eval-loghub.mjs';
@@ -8,8 +7,9 @@ import { evaluate, renderText } from '../../bench/eval-report.mjs';
 import { mineTemplates } from '../../pipeline/templates/mine.js';
 import { TemplateMiner } from '../../pipeline/templates/miner.js';
 import { signatureKey } from '../../pipeline/templates/signature.js';
+import { tempDir } from '../helpers/temp.js';
 
-const tmp = mkdtempSync(join(tmpdir(), 'template-eval-'));
+const tmp = tempDir('template-eval-');
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('eval metrics', () => {
