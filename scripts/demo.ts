@@ -31,7 +31,8 @@ banner(`1. sleep-cycle run --dry-run   (in ${repo})`);
 let code = await runCli(['run', '--dry-run'], deps);
 if (code !== 0) process.exit(code);
 banner('proposed_memory_updates.md (what a reviewer reads in the nightly PR)');
-process.stdout.write(readFileSync(join(repo, 'proposed_memory_updates.md'), 'utf8'));
+// The report is markdown for a pull request (log text in it is HTML-escaped); a terminal shows the characters.
+process.stdout.write(unescapeHtml(readFileSync(join(repo, 'proposed_memory_updates.md'), 'utf8')));
 
 banner('2. sleep-cycle run   (writes the rules, moves the cursor, commits)');
 code = await runCli(['run'], deps);
@@ -60,3 +61,7 @@ banner(`5. sleep-cycle decay --dry-run --now ${later}   (preview: what ${QUIET_D
 code = await runCli(['decay', '--dry-run', '--now', later], deps);
 process.stdout.write(`\nThe demo repository is left at ${repo} for you to inspect.\n`);
 process.exit(code);
+
+function unescapeHtml(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+}

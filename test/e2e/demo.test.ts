@@ -25,6 +25,9 @@ describe('npm run demo', () => {
     expect(preview).toMatch(/preview: what \d+ quiet days would archive/);
     expect(preview).toMatch(/active → archived: not reinforced for \d+ days/);
     expect(preview).toMatch(/active → decaying/);
+    // The report is shown as a terminal shows text: no HTML escapes (`<*>` in templates stays `<*>`).
+    expect(steps['1']).toContain('<*>');
+    expect(Object.values(steps).join('\n')).not.toContain('&lt;');
     // The dry run after the real one read nothing: no notice about "the newest" event.
     expect(steps['3']).toContain('lines: 0 read');
     expect(steps['3']).not.toContain('newest');
