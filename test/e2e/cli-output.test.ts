@@ -1,21 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { defaultDeps } from '../../pipeline/cli/context-from-options.js';
-import { runCli } from '../../pipeline/cli/program.js';
-import { fixedClock } from '../../pipeline/io/clock.js';
 import { plural } from '../../pipeline/model/plural.js';
-import { cli } from '../helpers/in-process.js';
+import { cli, sc } from '../helpers/in-process.js';
 import { failures, lines, makeDir } from '../helpers/repo.js';
-
-async function sc(dir: string, args: string[], options: { isTTY?: boolean; now?: string } = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const deps = {
-    ...defaultDeps(), cwd: dir, clock: fixedClock(options.now ?? '2026-11-21T03:00:00Z'), env: {}, isTTY: options.isTTY ?? false,
-    stdout: (text: string) => void out.push(text), stderr: (text: string) => void err.push(text),
-  };
-  const code = await runCli(args, deps);
-  return { code, stdout: out.join(''), stderr: err.join('') };
-}
 
 const MEMORY = '# M\n\n## Derived Rules\n';
 const TAGGED = '<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>';

@@ -1,22 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultDeps } from '../../pipeline/cli/context-from-options.js';
-import { commandName, runCli } from '../../pipeline/cli/program.js';
-import { fixedClock } from '../../pipeline/io/clock.js';
+import { commandName } from '../../pipeline/cli/program.js';
 import { failures, lines, makeDir, PACKAGE_ROOT } from '../helpers/repo.js';
-
-/** The CLI in this process as a user at a terminal (or not) meets it: exit code, stdout and stderr as printed. */
-async function sc(dir: string, args: string[], options: { isTTY?: boolean; now?: string } = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const deps = {
-    ...defaultDeps(), cwd: dir, clock: fixedClock(options.now ?? '2026-11-21T03:00:00Z'), env: {}, isTTY: options.isTTY ?? false,
-    stdout: (text: string) => void out.push(text), stderr: (text: string) => void err.push(text),
-  };
-  const code = await runCli(args, deps);
-  return { code, stdout: out.join(''), stderr: err.join('') };
-}
+import { sc } from '../helpers/in-process.js';
 
 const VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const MEMORY = '# M\n\n## Derived Rules\n';

@@ -1,19 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defaultDeps } from '../../pipeline/cli/context-from-options.js';
-import { runCli } from '../../pipeline/cli/program.js';
-import { fixedClock } from '../../pipeline/io/clock.js';
 import { makeDir } from '../helpers/repo.js';
-
-async function sc(dir: string, args: string[], stdin = '') {
-  const out: string[] = [];
-  const err: string[] = [];
-  const deps = {
-    ...defaultDeps(), cwd: dir, clock: fixedClock('2026-11-21T03:00:00Z'), env: {}, isTTY: false,
-    stdout: (text: string) => void out.push(text), stderr: (text: string) => void err.push(text), readStdin: async () => stdin,
-  };
-  const code = await runCli(args, deps);
-  return { code, stdout: out.join(''), stderr: err.join('') };
-}
+import { sc } from '../helpers/in-process.js';
 
 const MESSAGES = [
   'bash: pytest: command not found',
@@ -44,7 +31,7 @@ describe('sleep-cycle templates', () => {
   it('reads JSONL with --field, from stdin, and gives one envelope with --json', async () => {
     const dir = makeDir({});
     const jsonl = [...MESSAGES.slice(0, 5).map((m) => JSON.stringify({ error_message: m, tool_name: 'Bash' })), 'not json', JSON.stringify({ other: 1 })].join('\n');
-    const run = await sc(dir, ['templates', '--field', 'error_message', '--json'], jsonl);
+    const run = await sc(dir, ['templates', '--field', 'error_message', '--json'], { stdin: jsonl });
     expect(run.code).toBe(0);
     const envelope = JSON.parse(run.stdout);
     expect(envelope.success).toBe(true);
