@@ -58,6 +58,12 @@ describe('templates of real-shaped agent errors', () => {
     // Digits that are part of a name stay; a version or number joined by punctuation is a value.
     ['eth0: e1000 driver for ssh2 and log4j failed (TS2307)', 'eth0: e1000 driver for ssh2 and log4j failed (TS2307)'],
     ['OpenSSH_7.4 rejected key', '<*> rejected key'],
+    // A token that is one quoted string is a value, whatever punctuation it holds; so is a code point.
+    ["E999 SyntaxError: unmatched ')'", "E999 SyntaxError: unmatched '<*>'"],
+    ["Codepoint U+005B at position 1 of '[1200:0000:ab00::1313]' not allowed", "Codepoint <*> at position <*> of '<*>' not allowed"],
+    ["Codepoint U+002A at position 1 of '*' not allowed", "Codepoint <*> at position <*> of '<*>' not allowed"],
+    ['Cannot find attribute with slug/ID "note".', 'Cannot find attribute with slug/ID "<*>".'],
+    ["bad key: 'x' (did you mean 'y'?)", "bad key: '<*>' (did you mean '<*>'?)"],
   ])('%j → %j', (message, template) => {
     expect(new TemplateMiner().add(SCOPE, message).template).toBe(template);
   });
