@@ -18,15 +18,31 @@
  * Everything else stays literal; whether a literal word is a variable is learnt by the miner from the
  * values it sees at that position.
  */
+import { normalizeProgram } from '../telemetry/program-name.js';
 import { WILDCARD } from './tokenize.js';
 
 export function maskTokens(raw: readonly string[]): string[] {
   const masked = raw.map(maskToken);
+  if (raw.length > 0) masked[0] = maskProgramVersion(raw[0]!) ?? masked[0]!;
   for (let i = 0; i < raw.length; i++) {
     if (masked[i] !== WILDCARD && isDateWord(raw[i]!) && nearDate(raw, i)) masked[i] = WILDCARD;
   }
   // Values in a row are one value of varying length (`IRQs 3 4 5 7`, `at Fri Jun 17 07:07:00 2005`).
   return masked.filter((t, i) => !(t === WILDCARD && masked[i - 1] === WILDCARD));
+}
+
+/**
+ * A program naming itself at the head of its complaint (`python3: can't open file …`, `gcc-12: …`): its
+ * version is a value, its name is not, so the same complaint from `python` and `python3` shares a
+ * template (`python<*>:`, whose value may be empty: unit.ts). What a version suffix is, is the tool
+ * families' rule (program-name.ts), so `eth0:` or `e1000:`, devices, keep their digits.
+ */
+function maskProgramVersion(token: string): string | undefined {
+  if (!/^[a-z][\w.+-]{0,40}:$/.test(token)) return undefined;
+  const name = token.slice(0, -1);
+  const program = normalizeProgram(name);
+  const version = name.slice(program.length);
+  return name.startsWith(program) && /^-?\d+(?:\.\d+)*$/.test(version) ? `${program}${WILDCARD}:` : undefined;
 }
 
 /** Plain words (the common case) skip the piece split. */

@@ -16,7 +16,7 @@
 import { redact } from '../safety/redact.js';
 import { generalize } from './pattern.js';
 import { TemplateIndex } from './template-index.js';
-import { keepsAWord, makeUnit, type Unit } from './unit.js';
+import { isEmptyValue, keepsAWord, makeUnit, type Unit } from './unit.js';
 
 /** Live templates across all scopes, against the miner's global cap. */
 export interface Budget {
@@ -105,6 +105,8 @@ export class ScopeStore {
   }
 
   #mergeOnce(unit: Unit): Unit | undefined {
+    const head = this.#absorbHead(unit);
+    if (head) return head;
     for (let p = 1; p < unit.tokens.length; p++) {
       if (!keepsAWord(unit.tokens, p)) continue;
       const family = this.#index.family(unit, p);
@@ -118,6 +120,20 @@ export class ScopeStore {
       return target;
     }
     return undefined;
+  }
+
+  /**
+   * The leading token never generalises by evidence, but a leading pattern takes the same name with no
+   * value (unit.ts: `python<*>:` takes `python:`): templates equal but for such a leading token join it.
+   */
+  #absorbHead(unit: Unit): Unit | undefined {
+    if (unit.tokens.length === 0) return undefined;
+    const family = this.#index.family(unit, 0);
+    if (family.length < 2) return undefined;
+    const target = family.find((m) => m.parts[0] && family.every((o) => o === m || isEmptyValue(m.parts[0]!, o.tokens[0]!)));
+    if (!target) return undefined;
+    for (const member of family) if (member !== target) this.#retire(member, target);
+    return target;
   }
 }
 

@@ -85,6 +85,25 @@ describe('templates of real-shaped agent errors', () => {
     ]);
   });
 
+  it('knows a program by its name, not its version: python3 and python share a template, in either order', () => {
+    const python3 = "python3: can't open file '/testbed/a.py': [Errno 2] No such file or directory";
+    const python = "python: can't open file '/testbed/b.py': [Errno 2] No such file or directory";
+    const shared = "python<*>: can't open file '<*>': [Errno <*>] No such file or directory";
+    for (const order of [[python3, python], [python, python3]]) {
+      const miner = new TemplateMiner();
+      const first = miner.add(SCOPE, order[0]!);
+      expect(miner.add(SCOPE, order[1]!).template).toBe(shared);
+      expect(miner.match(SCOPE, order[0]!)?.template).toBe(shared);
+      expect(miner.templates()).toHaveLength(1);
+      // A merge is reported when the literal template came first.
+      expect(miner.merged().size).toBe(first.template === shared ? 0 : 1);
+    }
+    expect(learnAll(['python3.11: x failed', 'gcc-12: x failed']).templates).toEqual(['python<*>: x failed', 'gcc<*>: x failed']);
+    // Only a version comes off: another program, or a device named with digits, is a different head.
+    expect(learnAll(['python3: x failed', 'pythonx: x failed', 'eth0: x failed', 'eth: x failed']).templates)
+      .toEqual(['python<*>: x failed', 'pythonx: x failed', 'eth0: x failed', 'eth: x failed']);
+  });
+
   it('lets a <*> take a word only where a word could vary: past the leading token, next to a kept word', () => {
     // `12...` does not take `loading...`, nor `4 failed` `disk failed`: the leading token names the event.
     expect(learnAll(['12...', 'loading...']).templates).toEqual(['<*>...', 'loading...']);
