@@ -172,3 +172,17 @@ function nearDate(raw: readonly string[], i: number): boolean {
   const dateAt = (j: number) => j >= 0 && j < raw.length && isDateWord(raw[j]!);
   return numberAt(i - 1) || numberAt(i + 1) || (dateAt(i + 1) && numberAt(i + 2)) || (dateAt(i - 1) && numberAt(i - 2));
 }
+
+/**
+ * A name joined from identifier parts by `_` or `.` (`__main__.Book`, `test_questioner`, `my_app`): not
+ * a value by its form alone (`app_label`, `os.path` are fixed words), but a name a program put in its
+ * message, so one different such name at a position weighs as much as a value there (scope-store.ts).
+ * It has a lower-case letter: an upper-case one (`JOB_SETUP_COMPLETED`) is a constant or a state, which
+ * names an event rather than fills one.
+ */
+const JOINED_NAME = /^_*[A-Za-z][A-Za-z0-9]*(?:[_.]+[A-Za-z0-9]+)+_*$/;
+
+export function isJoinedName(token: string): boolean {
+  const core = token.length > 1 && ',;:'.includes(token[token.length - 1]!) ? token.slice(0, -1) : token;
+  return core.length <= 200 && JOINED_NAME.test(core) && /[a-z]/.test(core);
+}

@@ -16,7 +16,8 @@
  *   machine, before and after `toState` / load.
  * - **Learning** (`add`): masking (mask.ts) turns values recognisable by their form into `<*>`; a message
  *   no template fits becomes a template; a position becomes `<*>` when templates that differ only there
- *   show `minDistinct` (3) different words, or a word next to values (scope-store.ts). A `<*>` takes
+ *   show `minDistinct` (3) different words, or a word next to values or joined names such as
+ *   `__main__.Book` (scope-store.ts; two positions at once only on names' evidence). A `<*>` takes
  *   any masked value, and a word only where one could have been learnt (past the leading token, in a
  *   template that keeps a word): `<*> failed` from `42 failed` does not take `disk failed`. Merging is how a template generalises: the ids of the templates that
  *   merged are reported by `merged()`, so counts and rules keyed by an old id can follow. A message's

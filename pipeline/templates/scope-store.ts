@@ -5,18 +5,25 @@
  *
  * Learning: tokens that no template fits become a new template; then positions are generalised by
  * evidence. The templates that differ from it at one position p only (its "family" at p) merge into one
- * with `<*>` at p (or the pattern that keeps what their values share: `user=<*>`, `(<*>)`) when either
- * - together they show at least `minDistinct` different words at p (three users, three commands), or
- * - one of them already holds values there (a pattern) and another a word (`()` next to `(<*>)`).
- * The merged template is checked again, so merges cascade. Two values are not enough: `session opened`
+ * with `<*>` at p (or the pattern that keeps what their values share: `user=<*>`, `(<*>)`) when
+ * - together they show at least `minDistinct` different words at p (three users, three commands),
+ * - one of them already holds values there (a pattern) and another a word (`()` next to `(<*>)`), or
+ * - one of them holds a joined name there (`__main__.Book` next to `__main__.Client`: mask.ts), which
+ *   weighs like a value.
+ * The merged template is checked again, so merges cascade. Two plain words are not enough: `session opened`
  * and `session closed`, `Failed password` and `Accepted password` are different events. Never merged:
  * the leading token (it names the program or the error class: `bash:`, `fatal:`, `KeyError:`), and a
- * position whose template would keep no word (`<*> <*>` learns nothing).
+ * position whose template would keep no word (`<*> <*>` learns nothing). Two exceptions, each narrow:
+ * - a leading pattern takes the same name without its value (`python<*>:` and `python:`: unit.ts);
+ * - two templates that differ at two positions merge both when each has a joined name's evidence
+ *   (`Migration test_questioner in app tests` / `Migration routers in app my_test_app`: pair-merge.ts).
  */
 import { redact } from '../safety/redact.js';
+import { isJoinedName } from './mask.js';
 import { generalize } from './pattern.js';
 import { TemplateIndex } from './template-index.js';
-import { isEmptyValue, keepsAWord, makeUnit, type Unit } from './unit.js';
+import { findPair, keepsAWordBesides } from './pair-merge.js';
+import { admits, isEmptyValue, keepsAWord, makeUnit, type Unit } from './unit.js';
 
 /** Live templates across all scopes, against the miner's global cap. */
 export interface Budget {
@@ -119,7 +126,24 @@ export class ScopeStore {
       for (const member of family) if (member !== target) this.#retire(member, target);
       return target;
     }
-    return undefined;
+    return this.#mergePair(unit);
+  }
+
+  /** Two positions at once (pair-merge.ts), for templates no one-position family explains. */
+  #mergePair(unit: Unit): Unit | undefined {
+    const { minDistinct } = this.#limits;
+    const candidates = this.#index.sameHead(unit);
+    const match = candidates.length < 2 ? undefined : findPair(unit, candidates, (u, p) => nameWeight(u, p, minDistinct), minDistinct);
+    if (!match) return undefined;
+    const [a, b] = match.positions;
+    const tokens = unit.tokens.slice();
+    for (const p of match.positions) tokens[p] = generalize([unit.tokens[p]!, match.partner.tokens[p]!]);
+    if (!keepsAWordBesides(tokens, a, b)) return undefined;
+    const target = this.#index.get(tokens.join(' ')) ?? this.#create(tokens);
+    // The pair joins it, and so does every template it stands for at those two positions, as a family would.
+    const joins = (m: Unit) => m === unit || m === match.partner || (sameExceptTwo(m.tokens, target.tokens, a, b) && admits(target, a, m.tokens[a]!) && admits(target, b, m.tokens[b]!));
+    for (const member of [...this.#index.sameHead(target)]) if (member !== target && joins(member)) this.#retire(member, target);
+    return target;
   }
 
   /**
@@ -154,6 +178,26 @@ function redactTemplate(template: string): string {
  */
 function evidence(family: readonly Unit[], p: number, minDistinct: number): number {
   let total = 0;
-  for (const member of family) total += member.parts[p] ? minDistinct - 1 : 1;
+  for (const member of family) total += weight(member, p, minDistinct);
   return total;
+}
+
+/** What one template's token at p says for a value there: a pattern or a joined name (mask.ts) weighs `minDistinct - 1`, a word 1. */
+function weight(unit: Unit, p: number, minDistinct: number): number {
+  return unit.parts[p] || isJoinedName(unit.tokens[p]!) ? minDistinct - 1 : 1;
+}
+
+/**
+ * What a token says for a value in a two-position merge: only a joined name weighs more than a word.
+ * Values masked at both positions are no evidence there: `tty=NODEVssh … rhost=<*>` and `tty=:<*> …
+ * rhost=` are a remote and a local login, whose values differ because the events do.
+ */
+function nameWeight(unit: Unit, p: number, minDistinct: number): number {
+  return isJoinedName(unit.tokens[p]!) ? minDistinct - 1 : 1;
+}
+
+function sameExceptTwo(x: readonly string[], y: readonly string[], a: number, b: number): boolean {
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (i !== a && i !== b && x[i] !== y[i]) return false;
+  return true;
 }

@@ -85,6 +85,43 @@ describe('templates of real-shaped agent errors', () => {
     ]);
   });
 
+  it('takes a joined name (dotted or snake_case) as a value once a second one shows at the same place', () => {
+    const { miner, templates } = learnAll([
+      "RuntimeError: Model class __main__.Book doesn't declare an explicit app_label",
+      "RuntimeError: Model class __main__.Client doesn't declare an explicit app_label",
+    ]);
+    expect(templates).toEqual(Array(2).fill("RuntimeError: Model class __main__.<*> doesn't declare an explicit app_label"));
+    expect(miner.merged().size).toBe(1);
+    // Upper-case names are constants or states, which name an event; plain words still need three.
+    expect(learnAll(['event EventType: JOB_SETUP_COMPLETED', 'event EventType: JOB_KILLED']).templates)
+      .toEqual(['event EventType: JOB_SETUP_COMPLETED', 'event EventType: JOB_KILLED']);
+    expect(learnAll(['Model class Book is abstract', 'Model class Client is abstract']).templates)
+      .toEqual(['Model class Book is abstract', 'Model class Client is abstract']);
+  });
+
+  it('merges two templates that differ at two places only where each place shows a joined name', () => {
+    const messages = [
+      'BadMigrationError: Migration test_questioner in app tests has no Migration class',
+      'BadMigrationError: Migration routers in app my_test_app has no Migration class',
+    ];
+    for (const order of [messages, [...messages].reverse()]) {
+      const { miner, templates } = learnAll(order);
+      expect(templates).toEqual(Array(2).fill('BadMigrationError: Migration <*> in app <*> has no Migration class'));
+      expect(miner.templates()).toHaveLength(1);
+      expect(miner.match(SCOPE, 'BadMigrationError: Migration views in app shop has no Migration class')?.template)
+        .toBe('BadMigrationError: Migration <*> in app <*> has no Migration class');
+    }
+    // Words at two places are two events; so are values that differ because the events do (a local
+    // login has tty=:0 and no host, a remote one a host).
+    const apart = [
+      'session opened for user root',
+      'session closed for user alice',
+      'authentication failure; logname= uid=0 euid=0 tty=NODEVssh ruser= rhost=10.0.0.1',
+      'authentication failure; logname= uid=0 euid=0 tty=:0 ruser= rhost=',
+    ];
+    expect(new Set(learnAll(apart).templates).size).toBe(4);
+  });
+
   it('knows a program by its name, not its version: python3 and python share a template, in either order', () => {
     const python3 = "python3: can't open file '/testbed/a.py': [Errno 2] No such file or directory";
     const python = "python: can't open file '/testbed/b.py': [Errno 2] No such file or directory";
