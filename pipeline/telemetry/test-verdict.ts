@@ -19,8 +19,8 @@ export const RUNNER_SUMMARY =
 /** A tally item: a count and its noun (`3 failed`) or a noun and its count (`failures=3`). */
 const ITEM = /\b(\d+) ([A-Za-z]+)\b|\b([A-Za-z]+)=(\d+)\b/g;
 const FAILING = /^(?:failed|failing|failures?|errors?|exceptions?)$/i;
-/** A rule drawn to the terminal's width around the summary: decoration, not words. */
-const RULE = /^[=_*#~-]{3,}\s*|\s*[=_*#~-]{3,}$/g;
+/** A rule drawn to the terminal's width around the summary (three or more of these): decoration, not words. */
+const RULE_CHARS = '=_*#~-';
 
 /**
  * The verdict of a summary line (RUNNER_SUMMARY): the words before its tally, then the tally's first
@@ -28,7 +28,7 @@ const RULE = /^[=_*#~-]{3,}\s*|\s*[=_*#~-]{3,}$/g;
  * 1 exceptions`). A line without one is returned without its rules.
  */
 export function testVerdict(line: string): string {
-  const text = line.trim().replace(RULE, '');
+  const text = withoutRules(line.trim());
   let tally = -1;
   for (const m of text.matchAll(ITEM)) {
     if (tally < 0) tally = m.index;
@@ -36,6 +36,17 @@ export function testVerdict(line: string): string {
     if (FAILING.test(noun) && Number(count) > 0) return closeBrackets(text.slice(0, tally) + m[0]);
   }
   return text;
+}
+
+/** The line without a rule at either end; two linear scans (a regex anchored at the end would rescan). */
+function withoutRules(text: string): string {
+  let start = 0;
+  while (start < text.length && RULE_CHARS.includes(text[start]!)) start++;
+  if (start < 3) start = 0;
+  let end = text.length;
+  while (end > start && RULE_CHARS.includes(text[end - 1]!)) end--;
+  if (text.length - end < 3) end = text.length;
+  return text.slice(start, end).trim();
 }
 
 /** `FAILED (failures=3` → `FAILED (failures=3)`: a bracket the cut left open is closed. */

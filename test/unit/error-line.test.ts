@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { classifyError, errorLine } from '../../pipeline/telemetry/classify.js';
 import { commandOutput } from '../../pipeline/telemetry/import-mini-swe-agent.js';
+import { testVerdict } from '../../pipeline/telemetry/test-verdict.js';
 
 const DATA = join(import.meta.dirname, '..', '..', '..', 'shared', 'data');
 const classify = (message: string, command?: string) => classifyError({ toolName: 'Bash', exitCode: 1, message }, [], command);
@@ -98,6 +99,28 @@ describe('errorLine picks the line that states the error', () => {
     expect(performance.now() - started).toBeLessThan(500);
     // A hostile line is cut, never scanned whole.
     expect(errorLine(`Error: ${'a'.repeat(100_000)}`).length).toBeLessThanOrEqual(1000);
+  });
+});
+
+describe('testVerdict keeps what failed and drops the rest of the tally', () => {
+  it.each([
+    ['==== 20 failed, 27 passed, 12 skipped, 592 deselected, 43 warnings in 6.79s ====', '20 failed'],
+    ['=== 2 errors in 0.50s ===', '2 errors'],
+    // A zero count is not what failed; a count before the first failing one is not either.
+    ['FAILED (errors=0, failures=2)', 'FAILED (failures=2)'],
+    ['Tests:       3 passed, 2 failed, 5 total', 'Tests:       2 failed'],
+    // Nothing failing to name: the summary without its rules.
+    ['=== 5 passed in 1.00s ===', '5 passed in 1.00s'],
+    ['-- x --', '-- x --'],
+  ])('%j → %j', (line, verdict) => {
+    expect(testVerdict(line)).toBe(verdict);
+  });
+
+  it('reads a hostile summary in linear time', () => {
+    const started = performance.now();
+    const verdict = testVerdict(`=== 1 failed ${'='.repeat(200_000)}x`);
+    expect(verdict).toBe('1 failed');
+    expect(performance.now() - started).toBeLessThan(200);
   });
 });
 
