@@ -14,11 +14,12 @@
  * - the content of a quoted string: `'foo'`, `"View Lock"`, and all of a token that is one quoted string
  *   (`'*'`, `')'`, `'[::1]'`), punctuation inside included.
  * A weekday or month name next to a number is part of a date (`Fri Jun 17 07:07:00 2005`), and values
- * in a row are one value (`IRQs 3 4 5` and `IRQs 3 4 5 7` share `IRQs <*>`).
+ * in a row are one value (`IRQs 3 4 5` and `IRQs 3 4 5 7` share `IRQs <*>`). A program naming itself
+ * at the head of a line keeps its name and masks its version (`python3:` → `python<*>:`).
  * Everything else stays literal; whether a literal word is a variable is learnt by the miner from the
- * values it sees at that position.
+ * values it sees at that position, where a joined name (`__main__.Book`, `my_app`) weighs like a value.
  */
-import { normalizeProgram } from '../telemetry/program-name.js';
+import { maskProgramVersion } from './names.js';
 import { WILDCARD } from './tokenize.js';
 
 export function maskTokens(raw: readonly string[]): string[] {
@@ -29,20 +30,6 @@ export function maskTokens(raw: readonly string[]): string[] {
   }
   // Values in a row are one value of varying length (`IRQs 3 4 5 7`, `at Fri Jun 17 07:07:00 2005`).
   return masked.filter((t, i) => !(t === WILDCARD && masked[i - 1] === WILDCARD));
-}
-
-/**
- * A program naming itself at the head of its complaint (`python3: can't open file …`, `gcc-12: …`): its
- * version is a value, its name is not, so the same complaint from `python` and `python3` shares a
- * template (`python<*>:`, whose value may be empty: unit.ts). What a version suffix is, is the tool
- * families' rule (program-name.ts), so `eth0:` or `e1000:`, devices, keep their digits.
- */
-function maskProgramVersion(token: string): string | undefined {
-  if (!/^[a-z][\w.+-]{0,40}:$/.test(token)) return undefined;
-  const name = token.slice(0, -1);
-  const program = normalizeProgram(name);
-  const version = name.slice(program.length);
-  return name.startsWith(program) && /^-?\d+(?:\.\d+)*$/.test(version) ? `${program}${WILDCARD}:` : undefined;
 }
 
 /** Plain words (the common case) skip the piece split. */
@@ -171,18 +158,4 @@ function nearDate(raw: readonly string[], i: number): boolean {
   const numberAt = (j: number) => j >= 0 && j < raw.length && /^\W*\d/.test(raw[j]!);
   const dateAt = (j: number) => j >= 0 && j < raw.length && isDateWord(raw[j]!);
   return numberAt(i - 1) || numberAt(i + 1) || (dateAt(i + 1) && numberAt(i + 2)) || (dateAt(i - 1) && numberAt(i - 2));
-}
-
-/**
- * A name joined from identifier parts by `_` or `.` (`__main__.Book`, `test_questioner`, `my_app`): not
- * a value by its form alone (`app_label`, `os.path` are fixed words), but a name a program put in its
- * message, so one different such name at a position weighs as much as a value there (scope-store.ts).
- * It has a lower-case letter: an upper-case one (`JOB_SETUP_COMPLETED`) is a constant or a state, which
- * names an event rather than fills one.
- */
-const JOINED_NAME = /^_*[A-Za-z][A-Za-z0-9]*(?:[_.]+[A-Za-z0-9]+)+_*$/;
-
-export function isJoinedName(token: string): boolean {
-  const core = token.length > 1 && ',;:'.includes(token[token.length - 1]!) ? token.slice(0, -1) : token;
-  return core.length <= 200 && JOINED_NAME.test(core) && /[a-z]/.test(core);
 }

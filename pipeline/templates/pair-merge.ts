@@ -47,3 +47,10 @@ function twoDifferences(a: readonly string[], b: readonly string[]): [number, nu
 export function keepsAWordBesides(tokens: readonly string[], a: number, b: number): boolean {
   return tokens.some((t, i) => i !== a && i !== b && t !== WILDCARD && /[A-Za-z]/.test(t));
 }
+
+/** Whether two token lists are equal everywhere but at a and b. */
+export function sameExceptTwo(x: readonly string[], y: readonly string[], a: number, b: number): boolean {
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (i !== a && i !== b && x[i] !== y[i]) return false;
+  return true;
+}

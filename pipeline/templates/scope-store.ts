@@ -8,7 +8,7 @@
  * with `<*>` at p (or the pattern that keeps what their values share: `user=<*>`, `(<*>)`) when
  * - together they show at least `minDistinct` different words at p (three users, three commands),
  * - one of them already holds values there (a pattern) and another a word (`()` next to `(<*>)`), or
- * - one of them holds a joined name there (`__main__.Book` next to `__main__.Client`: mask.ts), which
+ * - one of them holds a joined name there (`__main__.Book` next to `__main__.Client`: names.ts), which
  *   weighs like a value.
  * The merged template is checked again, so merges cascade. Two plain words are not enough: `session opened`
  * and `session closed`, `Failed password` and `Accepted password` are different events. Never merged:
@@ -19,10 +19,10 @@
  *   (`Migration test_questioner in app tests` / `Migration routers in app my_test_app`: pair-merge.ts).
  */
 import { redact } from '../safety/redact.js';
-import { isJoinedName } from './mask.js';
+import { evidence, nameWeight, weight } from './evidence.js';
+import { findPair, keepsAWordBesides, sameExceptTwo } from './pair-merge.js';
 import { generalize } from './pattern.js';
 import { TemplateIndex } from './template-index.js';
-import { findPair, keepsAWordBesides } from './pair-merge.js';
 import { admits, isEmptyValue, keepsAWord, makeUnit, type Unit } from './unit.js';
 
 /** Live templates across all scopes, against the miner's global cap. */
@@ -168,36 +168,4 @@ export class ScopeStore {
 function redactTemplate(template: string): string {
   const safe = redact(template);
   return safe === template ? template : safe.split(/\s+/).filter((t) => t !== '').join(' ');
-}
-
-/**
- * How strongly a family says that position p holds a value: one per distinct literal there, and
- * `minDistinct - 1` for a member with a pattern there (masking or an earlier merge already saw values
- * at p), so a literal next to a pattern is enough (`ns.example.com` where addresses were seen, `()`
- * where `(<*>)` was) while literals alone need `minDistinct` of them.
- */
-function evidence(family: readonly Unit[], p: number, minDistinct: number): number {
-  let total = 0;
-  for (const member of family) total += weight(member, p, minDistinct);
-  return total;
-}
-
-/** What one template's token at p says for a value there: a pattern or a joined name (mask.ts) weighs `minDistinct - 1`, a word 1. */
-function weight(unit: Unit, p: number, minDistinct: number): number {
-  return unit.parts[p] || isJoinedName(unit.tokens[p]!) ? minDistinct - 1 : 1;
-}
-
-/**
- * What a token says for a value in a two-position merge: only a joined name weighs more than a word.
- * Values masked at both positions are no evidence there: `tty=NODEVssh … rhost=<*>` and `tty=:<*> …
- * rhost=` are a remote and a local login, whose values differ because the events do.
- */
-function nameWeight(unit: Unit, p: number, minDistinct: number): number {
-  return isJoinedName(unit.tokens[p]!) ? minDistinct - 1 : 1;
-}
-
-function sameExceptTwo(x: readonly string[], y: readonly string[], a: number, b: number): boolean {
-  if (x.length !== y.length) return false;
-  for (let i = 0; i < x.length; i++) if (i !== a && i !== b && x[i] !== y[i]) return false;
-  return true;
 }
