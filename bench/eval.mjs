@@ -59,15 +59,25 @@ async function loadDatasets(dataRoot, lib) {
   const loghub = loadLoghub(dataRoot);
   return [
     'skipped' in loghub ? { name: 'loghub-2k', skipped: loghub.skipped } : { name: 'loghub-2k', systems: loghub.systems },
-    await loadAgentFailures(dataRoot, lib),
+    ...withoutFormatErrors(await loadAgentFailures(dataRoot, lib)),
   ];
+}
+
+/**
+ * The labelled set and the same set without the harness's format errors: a third of it is one format
+ * error (eval/agent-failures/README.md, "Skewed set"), which lifts a GA over everything.
+ */
+function withoutFormatErrors(dataset) {
+  if (dataset.skipped) return [dataset];
+  const lines = dataset.systems.flatMap((s) => s.lines).filter((l) => !l.scope.endsWith('\u0000format_error'));
+  return [dataset, { name: `${dataset.name} without format errors`, systems: [{ name: 'all', lines }] }];
 }
 
 /**
  * Hand-labelled agent failures (eval/agent-failures/, built on another branch): its load.mjs re-reads
  * each message from the shared data and returns [{ message, group, tool_name, error_category }], or
  * nothing (with a reason) when the data is absent. The miner is given what the pipeline gives it: the
- * error line (errorLine) in the scope tool family + category.
+ * error line (errorLine) in the scope tool family + category (each line's `scope` ends in its category).
  */
 async function loadAgentFailures(dataRoot, lib) {
   const name = 'agent-failures';

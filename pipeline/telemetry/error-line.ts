@@ -1,33 +1,43 @@
+import { RUNNER_SUMMARY, testVerdict } from './test-verdict.js';
+
 /**
  * The line of a failed call's output that states its error: what the category is read from and what the
  * template miner masks. A whole output says too much (a passing test named "port offset too large", a
  * log line that mentions "not found"); one line says what broke.
  *
  * Candidates, best first (within a rank, the first line, except exceptions: the last one raised wins):
- * 1. pytest's short summary with a reason: `FAILED tests/x.py::test_y - AssertionError: …`
- * 2. the exception that ended the last Python traceback, whatever its name (`StopIteration`,
+ * 1. a test runner's verdict (test-verdict.ts): `=== 2 failed, 3 passed in 1.2s ===` gives `2 failed`.
+ *    The runner decides how a failed run reads; the exceptions inside its failing tests are details, and
+ *    a run's tally of passed and skipped tests changes every time.
+ * 2. pytest's short summary with a reason: `FAILED tests/x.py::test_y - AssertionError: …`
+ * 3. the exception that ended the last Python traceback, whatever its name (`StopIteration`,
  *    `KeyboardInterrupt`, `django.core.exceptions.ImproperlyConfigured: …`)
- * 3. a shell that could not run a program: `bash: line 1: foo: command not found`
- * 4. an exception-shaped line anywhere: `TypeError: …`, `E   AssertionError: …`, `java.io.IOException: …`;
+ * 4. a shell that could not run a program: `bash: line 1: foo: command not found`
+ * 5. a linter's diagnostic, the reason a tool refused an edit: `- E999 IndentationError: …` (the list
+ *    marker dropped), `src/a.py:3:1: F821 undefined name 'x'`
+ * 6. an exception-shaped line anywhere: `TypeError: …`, `E   AssertionError: …`, `java.io.IOException: …`;
  *    else pytest's first report line (`E       fixture 'db' not found`)
- * 5. a program's or compiler's own error: `fatal: …`, `Error: …`, `npm ERR! …`, `cat: x: No such file…`,
+ * 7. a program's or compiler's own error: `fatal: …`, `Error: …`, `npm ERR! …`, `cat: x: No such file…`,
  *    `src/a.ts:3:7 - error TS2322: …`
- * 6. a test runner's summary: `=== 2 failed, 3 passed in 1.2s ===`, `Tests: 1 failed`, `--- FAIL: TestX`
- * 7. a line with an error word (failed, cannot, denied, not found, timed out, …)
- * 8. the first line.
+ * 8. a test report line: `FAILED tests/x.py::test_y`, `--- FAIL: TestX`
+ * 9. a line with an error word (failed, cannot, denied, not found, timed out, …)
+ * 10. the first line.
  * Bounded: only the first and last 200 lines are read, each up to 1,000 characters.
  */
 export function errorLine(message: string): string {
   const lines = candidateLines(message);
   if (lines.length === 0) return '';
+  const summary = lines.find((line) => RUNNER_SUMMARY.test(line));
+  if (summary !== undefined) return testVerdict(summary);
   const chosen =
     lines.find((line) => PYTEST_REASON.test(line)) ??
     tracebackException(lines) ??
     lines.find((line) => MISSING_PROGRAM.test(line)) ??
+    lintDiagnostic(lines) ??
     findLast(lines, (line) => EXCEPTION.test(line)) ??
     lines.find((line) => PYTEST_E.test(line)) ??
     lines.find((line) => PROGRAM_ERROR.test(line)) ??
-    lines.find((line) => TEST_SUMMARY_LINE.test(line)) ??
+    lines.find((line) => TEST_REPORT_LINE.test(line)) ??
     lines.find((line) => ERROR_WORDS.test(line)) ??
     lines[0]!;
   // pytest marks the lines of a failure's report with `E   `: the marker is not part of the error.
@@ -36,6 +46,14 @@ export function errorLine(message: string): string {
 
 const MAX_LINES = 200;
 const MAX_LINE_CHARS = 1000;
+
+/** A linter's code and message, as a list item (SWE-agent's edit linter) or after `path:line:col:` (flake8, ruff). */
+const LINT = /^(?:- |\S{1,200}?:\d+:\d+: )[A-Z]{1,3}\d{2,4} \S/;
+
+function lintDiagnostic(lines: readonly string[]): string | undefined {
+  const line = lines.find((l) => LINT.test(l.trim()));
+  return line?.trim().replace(/^- /, '');
+}
 
 /** pytest's `-r` summary line with its reason after ` - `. */
 const PYTEST_REASON = /^(?:FAILED|ERROR) \S+ - \S/;
@@ -57,7 +75,8 @@ const PROGRAM_ERROR = new RegExp(
 );
 /** pytest's report of a failure, `E       fixture 'x' not found` (not its `E    +  where …` continuations). */
 const PYTEST_E = /^E {3,}(?![+-] |\s)\S/;
-const TEST_SUMMARY_LINE = /^=+ .{0,200}\b\d+ (?:failed|errors?)\b|^(?:FAILED|ERROR) \S+::|^\s*Tests?:?\s+\d+ failed\b|^\s*Test Files\s+\d+ failed\b|^--- FAIL: |^\s*\d+ failing$/;
+/** A report of one failed test (a summary line, RUNNER_SUMMARY, ranks first). */
+const TEST_REPORT_LINE = /^(?:FAILED|ERROR) \S+::|^--- FAIL: /;
 const ERROR_WORDS = /\b(?:[A-Za-z]*(?:Error|Exception)|error|errors|fail(?:s|ed|ure)?|cannot|can't|could not|unable to|denied|refused|not found|does not exist|no such|invalid|timed? ?out|exceed(?:s|ed)?|too (?:large|long|many)|missing|unknown|conflict|rejected|abort(?:ed)?|panic|killed|segmentation fault|core dumped)\b/i;
 
 /** The first and last lines, trimmed and cut, without blank lines or Claude Code's `Exit code N` line. */

@@ -6,20 +6,25 @@
  * - numbers, addresses, times and versions (digits with punctuation, no letters): `42`, `10.0.0.1`, `-7`;
  * - a number joined to a word by punctuation: `blk_123`, `node-12`, `attempt_1_m_2` (but not `ssh2`,
  *   `e1000`, `TS2307`, `log4j`, where digits are part of the name);
- * - hexadecimal: `0x1f`, or six or more hex digits with a digit among them (`9f4ef63`);
+ * - hexadecimal: `0x1f`, or six or more hex digits with a digit among them (`9f4ef63`); code points
+ *   (`U+002A`);
  * - random-looking ids: eight or more characters that switch between letters and digits three times
  *   (`jA9JBVPb007417`), or sixteen or more with both;
  * - paths and URLs: `/etc/x`, `~/x`, `./x`, `C:\x`, `a/b/c`, `src/x.ts`, `https://…`;
- * - the content of a quoted string: `'foo'`, `"View Lock"`.
+ * - the content of a quoted string: `'foo'`, `"View Lock"`, and all of a token that is one quoted string
+ *   (`'*'`, `')'`, `'[::1]'`), punctuation inside included.
  * A weekday or month name next to a number is part of a date (`Fri Jun 17 07:07:00 2005`), and values
- * in a row are one value (`IRQs 3 4 5` and `IRQs 3 4 5 7` share `IRQs <*>`).
+ * in a row are one value (`IRQs 3 4 5` and `IRQs 3 4 5 7` share `IRQs <*>`). A program naming itself
+ * at the head of a line keeps its name and masks its version (`python3:` → `python<*>:`).
  * Everything else stays literal; whether a literal word is a variable is learnt by the miner from the
- * values it sees at that position.
+ * values it sees at that position, where a joined name (`__main__.Book`, `my_app`) weighs like a value.
  */
+import { maskProgramVersion } from './names.js';
 import { WILDCARD } from './tokenize.js';
 
 export function maskTokens(raw: readonly string[]): string[] {
   const masked = raw.map(maskToken);
+  if (raw.length > 0) masked[0] = maskProgramVersion(raw[0]!) ?? masked[0]!;
   for (let i = 0; i < raw.length; i++) {
     if (masked[i] !== WILDCARD && isDateWord(raw[i]!) && nearDate(raw, i)) masked[i] = WILDCARD;
   }
@@ -32,6 +37,9 @@ const PLAIN_WORD = /^[A-Za-z]+[.,:;!?]?$/;
 
 export function maskToken(token: string): string {
   if (PLAIN_WORD.test(token)) return token;
+  // A token that is one quoted string is a value whatever it holds: `'*'`, `']'`, `'[::1]'`, `"a b".`
+  const quoted = QUOTED_TOKEN.exec(token);
+  if (quoted) return `${quoted[1]}${WILDCARD}${quoted[1]}${quoted[2]}`;
   // A URL is one value, though its `:` would split it.
   const text = token.includes('://') ? token.replace(URL, WILDCARD) : token;
   const pieces = splitPieces(text);
@@ -48,6 +56,9 @@ export function maskToken(token: string): string {
   // A quoted string joined across spaces must never reach a template whole: templates split on spaces.
   return /\s/.test(out) ? WILDCARD : out;
 }
+
+/** A quote, content without that quote, the same quote, then closing punctuation only. */
+const QUOTED_TOKEN = /^(["'`])(?:(?!\1).)+\1([\])}.,;:!?]*)$/s;
 
 /** The look-behind starts a scheme only where one can start, so a long word is scanned once, not once per letter. */
 const URL = /(?<![\w+.-])[A-Za-z][\w+.-]*:\/\/[^\s'"`<>()[\]{}]*/g;
@@ -83,6 +94,8 @@ function trailingStop(piece: string): string {
 }
 
 const HEX = /^[-+]?0x[0-9a-f]+$/i;
+/** A Unicode code point as Python and the standard write it: `U+002A`, `U+1F600`. */
+const CODE_POINT = /^U\+[0-9A-F]{4,6}$/i;
 const HEX_RUN = /^[0-9a-f]{6,}$/i;
 const JOINED_NUMBER = /(?:^|[^A-Za-z0-9])\d+(?:$|[^A-Za-z0-9])/;
 
@@ -93,7 +106,7 @@ export function isVariable(piece: string): boolean {
   // Numbers, addresses, times, versions: digits with punctuation and no letter (two linear tests: one
   // regex for it would backtrack quadratically on a long run of digits before a letter).
   if (digits && !/[A-Za-z]/.test(core)) return true;
-  if (HEX.test(core) || isPath(core)) return true;
+  if (HEX.test(core) || CODE_POINT.test(core) || isPath(core)) return true;
   if (!digits) return false;
   if (HEX_RUN.test(core) || JOINED_NUMBER.test(core)) return true;
   return isRandomId(core);

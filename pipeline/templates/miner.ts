@@ -16,7 +16,8 @@
  *   machine, before and after `toState` / load.
  * - **Learning** (`add`): masking (mask.ts) turns values recognisable by their form into `<*>`; a message
  *   no template fits becomes a template; a position becomes `<*>` when templates that differ only there
- *   show `minDistinct` (3) different words, or a word next to values (scope-store.ts). A `<*>` takes
+ *   show `minDistinct` (3) different words, or a word next to values or joined names such as
+ *   `__main__.Book` (scope-store.ts; two positions at once only on names' evidence). A `<*>` takes
  *   any masked value, and a word only where one could have been learnt (past the leading token, in a
  *   template that keeps a word): `<*> failed` from `42 failed` does not take `disk failed`. Merging is how a template generalises: the ids of the templates that
  *   merged are reported by `merged()`, so counts and rules keyed by an old id can follow. A message's
@@ -28,8 +29,10 @@
  *   `maxTokens` tokens (the cut part becomes one `<*>`); a scope holds at most `maxTemplatesPerScope`
  *   templates and all scopes `maxTemplates`; past a cap, a message that fits no template gets its
  *   scope's catch-all template `<*>` (not stored); the exact-message cache holds at most `cacheEntries`
- *   messages and `cacheChars` characters. Learning one message costs at most one scan of the templates
- *   of its length in its scope, so a hostile stream costs time linear in its length and bounded memory.
+ *   messages and `cacheChars` characters. Learning one message costs a scan of the templates of its
+ *   length in its scope to find it, one of those with its head for a two-position merge, and one more
+ *   per merge (which retires templates, so merges are paid for by the templates they retire): a hostile
+ *   stream costs time linear in its length and bounded memory.
  * - **Safety**: callers pass redacted text (ingest redacts every message); as a second line, a new
  *   template's text is redacted too, since templates are saved in state and shown in reports.
  * - **Determinism**: the same messages in the same order give the same templates, ids and state.

@@ -5,18 +5,25 @@
  *
  * Learning: tokens that no template fits become a new template; then positions are generalised by
  * evidence. The templates that differ from it at one position p only (its "family" at p) merge into one
- * with `<*>` at p (or the pattern that keeps what their values share: `user=<*>`, `(<*>)`) when either
- * - together they show at least `minDistinct` different words at p (three users, three commands), or
- * - one of them already holds values there (a pattern) and another a word (`()` next to `(<*>)`).
- * The merged template is checked again, so merges cascade. Two values are not enough: `session opened`
+ * with `<*>` at p (or the pattern that keeps what their values share: `user=<*>`, `(<*>)`) when
+ * - together they show at least `minDistinct` different words at p (three users, three commands),
+ * - one of them already holds values there (a pattern) and another a word (`()` next to `(<*>)`), or
+ * - one of them holds a joined name there (`__main__.Book` next to `__main__.Client`: names.ts), which
+ *   weighs like a value.
+ * The merged template is checked again, so merges cascade. Two plain words are not enough: `session opened`
  * and `session closed`, `Failed password` and `Accepted password` are different events. Never merged:
  * the leading token (it names the program or the error class: `bash:`, `fatal:`, `KeyError:`), and a
- * position whose template would keep no word (`<*> <*>` learns nothing).
+ * position whose template would keep no word (`<*> <*>` learns nothing). Two exceptions, each narrow:
+ * - a leading pattern takes the same name without its value (`python<*>:` and `python:`: unit.ts);
+ * - two templates that differ at two positions merge both when each has a joined name's evidence
+ *   (`Migration test_questioner in app tests` / `Migration routers in app my_test_app`: pair-merge.ts).
  */
 import { redact } from '../safety/redact.js';
+import { evidence, nameWeight, weight } from './evidence.js';
+import { findPair, keepsAWordBesides, sameExceptTwo } from './pair-merge.js';
 import { generalize } from './pattern.js';
 import { TemplateIndex } from './template-index.js';
-import { keepsAWord, makeUnit, type Unit } from './unit.js';
+import { admits, isEmptyValue, keepsAWord, makeUnit, type Unit } from './unit.js';
 
 /** Live templates across all scopes, against the miner's global cap. */
 export interface Budget {
@@ -105,6 +112,8 @@ export class ScopeStore {
   }
 
   #mergeOnce(unit: Unit): Unit | undefined {
+    const head = this.#absorbHead(unit);
+    if (head) return head;
     for (let p = 1; p < unit.tokens.length; p++) {
       if (!keepsAWord(unit.tokens, p)) continue;
       const family = this.#index.family(unit, p);
@@ -117,7 +126,38 @@ export class ScopeStore {
       for (const member of family) if (member !== target) this.#retire(member, target);
       return target;
     }
-    return undefined;
+    return this.#mergePair(unit);
+  }
+
+  /** Two positions at once (pair-merge.ts), for templates no one-position family explains. */
+  #mergePair(unit: Unit): Unit | undefined {
+    const { minDistinct } = this.#limits;
+    const candidates = this.#index.sameHead(unit);
+    const match = candidates.length < 2 ? undefined : findPair(unit, candidates, (u, p) => nameWeight(u, p, minDistinct), minDistinct);
+    if (!match) return undefined;
+    const [a, b] = match.positions;
+    const tokens = unit.tokens.slice();
+    for (const p of match.positions) tokens[p] = generalize([unit.tokens[p]!, match.partner.tokens[p]!]);
+    if (!keepsAWordBesides(tokens, a, b)) return undefined;
+    const target = this.#index.get(tokens.join(' ')) ?? this.#create(tokens);
+    // The pair joins it, and so does every template it stands for at those two positions, as a family would.
+    const joins = (m: Unit) => m === unit || m === match.partner || (sameExceptTwo(m.tokens, target.tokens, a, b) && admits(target, a, m.tokens[a]!) && admits(target, b, m.tokens[b]!));
+    for (const member of [...this.#index.sameHead(target)]) if (member !== target && joins(member)) this.#retire(member, target);
+    return target;
+  }
+
+  /**
+   * The leading token never generalises by evidence, but a leading pattern takes the same name with no
+   * value (unit.ts: `python<*>:` takes `python:`): templates equal but for such a leading token join it.
+   */
+  #absorbHead(unit: Unit): Unit | undefined {
+    if (unit.tokens.length === 0) return undefined;
+    const family = this.#index.family(unit, 0);
+    if (family.length < 2) return undefined;
+    const target = family.find((m) => m.parts[0] && family.every((o) => o === m || isEmptyValue(m.parts[0]!, o.tokens[0]!)));
+    if (!target) return undefined;
+    for (const member of family) if (member !== target) this.#retire(member, target);
+    return target;
   }
 }
 
@@ -128,16 +168,4 @@ export class ScopeStore {
 function redactTemplate(template: string): string {
   const safe = redact(template);
   return safe === template ? template : safe.split(/\s+/).filter((t) => t !== '').join(' ');
-}
-
-/**
- * How strongly a family says that position p holds a value: one per distinct literal there, and
- * `minDistinct - 1` for a member with a pattern there (masking or an earlier merge already saw values
- * at p), so a literal next to a pattern is enough (`ns.example.com` where addresses were seen, `()`
- * where `(<*>)` was) while literals alone need `minDistinct` of them.
- */
-function evidence(family: readonly Unit[], p: number, minDistinct: number): number {
-  let total = 0;
-  for (const member of family) total += member.parts[p] ? minDistinct - 1 : 1;
-  return total;
 }

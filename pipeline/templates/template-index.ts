@@ -17,6 +17,7 @@ export class TemplateIndex {
   readonly #wildByHead = new Map<string, Unit[]>();
   readonly #wildAnyHead = new Map<number, Unit[]>();
   readonly #families = new Map<number, Unit[]>();
+  readonly #byHead = new Map<string, Unit[]>();
 
   get size(): number {
     return this.#byTemplate.size;
@@ -34,12 +35,19 @@ export class TemplateIndex {
     this.#byTemplate.set(unit.result.template, unit);
     if (hasPattern(unit)) this.#indexWild(unit, push);
     unit.keys.forEach((key) => push(this.#families, key, unit));
+    if (unit.tokens.length > 0) push(this.#byHead, headKey(unit.tokens), unit);
   }
 
   delete(unit: Unit): void {
     this.#byTemplate.delete(unit.result.template);
     if (hasPattern(unit)) this.#indexWild(unit, remove);
     unit.keys.forEach((key) => remove(this.#families, key, unit));
+    if (unit.tokens.length > 0) remove(this.#byHead, headKey(unit.tokens), unit);
+  }
+
+  /** Live templates of the unit's length and leading token (the unit included), in the order they came. */
+  sameHead(unit: Unit): readonly Unit[] {
+    return unit.tokens.length === 0 ? [] : this.#byHead.get(headKey(unit.tokens)) ?? [];
   }
 
   /** Live templates equal to `unit` everywhere but at p (the unit included), in the order they came. */

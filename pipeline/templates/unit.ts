@@ -37,14 +37,20 @@ export function makeUnit(scope: string, tokens: readonly string[]): Unit {
  * but a word only where the miner could have learnt that words vary: past the leading token, in a
  * template that keeps a word elsewhere (scope-store.ts). So `<*>...` made from `12...` does not take
  * `loading...`, nor `<*> failed` take `disk failed`, while `rhost=<*> user=<*>` takes
- * `rhost=ns.example.com user=root`.
+ * `rhost=ns.example.com user=root`. Anywhere, a pattern with a word in it takes that text with no value
+ * at all: `python<*>:` (from `python3:`) takes `python:`.
  */
 export function admits(unit: Unit, i: number, token: string): boolean {
   const own = unit.tokens[i]!;
   if (own === token) return true;
   const parts = unit.parts[i];
   if (!parts || !fits(own, parts, token)) return false;
-  return token.includes(WILDCARD) || (i > 0 && keepsAWord(unit.tokens, i));
+  return token.includes(WILDCARD) || (i > 0 && keepsAWord(unit.tokens, i)) || isEmptyValue(parts, token);
+}
+
+/** The pattern's own text with its value left out: `python<*>:` takes `python:`, `[<*>]` takes `[]`. */
+export function isEmptyValue(parts: readonly string[], token: string): boolean {
+  return parts.join('') === token;
 }
 
 /** Whether some other position keeps a word (a token with a letter that is not just `<*>`). */

@@ -71,25 +71,38 @@ describe('sleep-cycle run (subprocess, temp git repo)', () => {
   });
 
   it('the second night reads only appended lines and promotes a cluster carried over from the first', () => {
-    const dir = sampleRepo(lines(...failures(2, { tool_name: 'npm_test', error_category: 'test_failure', error_message: 'FAIL a.test.ts' }), event()));
+    // Two words at one place are two events for the miner: the clusters stay apart.
+    const dir = sampleRepo(lines(...failures(2, { tool_name: 'npm_test', error_category: 'test_failure', error_message: 'FAIL lint' }), event()));
     const first = runCliProcess(dir, ['run', '--json']);
     expect(first.code).toBe(0);
     expect(first.json.data.proposals).toEqual([]);
     expect(first.json.data.clusters[0]).toMatchObject({ count: 2, promoted: false });
     expect(runCliProcess(dir, ['status', '--json']).json.data.pending).toHaveLength(1);
 
-    appendFileSync(join(dir, 'logs/telemetry.jsonl'), lines(...failures(1, { tool_name: 'npm_test', error_category: 'test_failure', error_message: 'FAIL b.test.ts', timestamp: '2026-11-21T09:00:00.000Z' })));
+    appendFileSync(join(dir, 'logs/telemetry.jsonl'), lines(...failures(1, { tool_name: 'npm_test', error_category: 'test_failure', error_message: 'FAIL typecheck', timestamp: '2026-11-21T09:00:00.000Z' })));
     const second = runCliProcess(dir, ['run', '--json']);
     expect(second.code).toBe(0);
     expect(second.json.data.lines).toMatchObject({ read: 1, valid: 1 });
     // Two templates that reach the threshold only together are promoted together, as one rule naming both.
-    expect(second.json.data.clusters[0]).toMatchObject({ count: 1, promoted: true, template: 'FAIL b.test.ts' });
-    expect(second.json.data.proposals[0]).toMatchObject({ template: null, templates: ['FAIL a.test.ts', 'FAIL b.test.ts'] });
-    expect(second.json.data.proposals[0].text).toContain('`npm_test` fails with `FAIL a.test.ts` or `FAIL b.test.ts` (3 times in');
+    expect(second.json.data.clusters[0]).toMatchObject({ count: 1, promoted: true, template: 'FAIL typecheck' });
+    expect(second.json.data.proposals[0]).toMatchObject({ template: null, templates: ['FAIL lint', 'FAIL typecheck'] });
+    expect(second.json.data.proposals[0].text).toContain('`npm_test` fails with `FAIL lint` or `FAIL typecheck` (3 times in');
 
     const third = runCliProcess(dir, ['run', '--json']);
     expect(third.json.data.lines.read).toBe(0);
     expect(third.json.data.commit).toBeNull();
+  });
+
+  it('a template that generalises on the second night keeps the first night\'s count', () => {
+    const dir = sampleRepo(lines(...failures(2, { tool_name: 'npm_test', error_category: 'test_failure', error_message: 'FAIL a.test.ts' }), event()));
+    expect(runCliProcess(dir, ['run', '--json']).json.data.clusters[0]).toMatchObject({ count: 2, promoted: false, template: 'FAIL a.test.ts' });
+    appendFileSync(join(dir, 'logs/telemetry.jsonl'), lines(...failures(1, { tool_name: 'npm_test', error_category: 'test_failure', error_message: 'FAIL b.test.ts', timestamp: '2026-11-21T09:00:00.000Z' })));
+    const second = runCliProcess(dir, ['run', '--json']);
+    expect(second.code).toBe(0);
+    // A second file name at the same place says it is a value: one template, the first night's two included.
+    expect(second.json.data.clusters).toHaveLength(1);
+    expect(second.json.data.clusters[0]).toMatchObject({ count: 3, promoted: true, template: 'FAIL <*>.test.ts' });
+    expect(second.json.data.proposals[0]).toMatchObject({ template: 'FAIL <*>.test.ts' });
   });
 
   it('a torn last line is left for the next run and counted once it is complete', () => {

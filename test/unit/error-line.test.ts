@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { classifyError, errorLine } from '../../pipeline/telemetry/classify.js';
 import { commandOutput } from '../../pipeline/telemetry/import-mini-swe-agent.js';
+import { testVerdict } from '../../pipeline/telemetry/test-verdict.js';
 
 const DATA = join(import.meta.dirname, '..', '..', '..', 'shared', 'data');
 const classify = (message: string, command?: string) => classifyError({ toolName: 'Bash', exitCode: 1, message }, [], command);
@@ -56,9 +57,19 @@ ${last}`;
 
 describe('errorLine picks the line that states the error', () => {
   it.each([
-    ['pytest: the short summary with its reason', PYTEST_RUN, 'FAILED tests/test_ports.py::test_parse_config - AssertionError: assert None == 99999'],
-    ['pytest: the E line when the summary gives no reason', FIXTURE_ERROR, "fixture 'mock_obj' not found"],
-    ['pytest: the summary banner when nothing else says more', 'collected 3 items\n\ntests/test_a.py F..\n\n=== 1 failed, 2 passed in 0.05s ===', '=== 1 failed, 2 passed in 0.05s ==='],
+    // A test runner's verdict outranks the exceptions inside its failing tests, and keeps only the count
+    // that says what failed: the rest of the tally and the time change with every run.
+    ['pytest: the verdict, not the reason of one failing test', PYTEST_RUN, '1 failed'],
+    ['pytest: the verdict of a run whose setup failed', FIXTURE_ERROR, '1 error'],
+    ['pytest: the first failing count of a long tally', 'tests/test_a.py F..E\n=== 8 failed, 121 passed, 1 xfailed, 158 errors in 2.13s ===', '8 failed'],
+    ['pytest: an old summary, with an atexit traceback after it', '=========== 1 failed in 0.03 seconds ===========\nError in atexit._run_exitfuncs:\nTraceback (most recent call last):\n  File "x.py", line 1, in f\nBrokenPipeError: [Errno 32] Broken pipe', '1 failed'],
+    ['pytest: the short summary with its reason when the verdict was cut off', PYTEST_RUN.split('\n').slice(0, -1).join('\n'), 'FAILED tests/test_ports.py::test_parse_config - AssertionError: assert None == 99999'],
+    ['pytest: the E line when no summary gives a reason', FIXTURE_ERROR.split('\n').slice(0, -2).join('\n'), "fixture 'mock_obj' not found"],
+    ['unittest (Django runtests): FAILED (…) with its first failing count', `${traceback('AssertionError: 1163 == 1163')}\n\nRan 33 tests in 0.099s\n\nFAILED (failures=1, skipped=5)\nDestroying test database for alias 'default'...`, 'FAILED (failures=1)'],
+    ['unittest: errors only', 'Ran 3 tests in 0.001s\n\nFAILED (errors=2)', 'FAILED (errors=2)'],
+    ['a pytest-like banner that counts exceptions (sympy)', '=========== tests finished: 2 passed, 1 exceptions, in 0.57 seconds ============\nDO *NOT* COMMIT!', 'tests finished: 1 exceptions'],
+    ['SWE-agent\'s edit linter: the reason, not the boilerplate', 'Your proposed edit has introduced new syntax error(s). Please read this error message carefully.\n\nERRORS:\n- E999 IndentationError: unexpected indent\n\nThis is how your edit would have looked if applied\n291:    missing = [x for x in y]', 'E999 IndentationError: unexpected indent'],
+    ['flake8', 'src/app.py:3:1: F821 undefined name \'binascii\'\nsrc/app.py:9:80: E501 line too long (88 > 79 characters)', "src/app.py:3:1: F821 undefined name 'binascii'"],
     ['a traceback ending in StopIteration (no Error suffix)', traceback('StopIteration'), 'StopIteration'],
     ['a traceback ending in KeyboardInterrupt', traceback('KeyboardInterrupt'), 'KeyboardInterrupt'],
     ['a traceback ending in SystemExit: 2', traceback('SystemExit: 2'), 'SystemExit: 2'],
@@ -71,7 +82,8 @@ describe('errorLine picks the line that states the error', () => {
     ['a program naming itself', "python3: can't open file '/repo/run.py': [Errno 2] No such file or directory", "python3: can't open file '/repo/run.py': [Errno 2] No such file or directory"],
     ['tsc', 'src/index.ts:14:7 - error TS2322: Type \'string\' is not assignable to type \'number\'.\n\n14   const port: number = "80";\n         ~~~~\n\nFound 1 error in src/index.ts:14', "src/index.ts:14:7 - error TS2322: Type 'string' is not assignable to type 'number'."],
     ['npm', 'npm ERR! code ENOENT\nnpm ERR! syscall open\nnpm ERR! path /repo/package.json', 'npm ERR! code ENOENT'],
-    ['vitest: the runner summary over the names of passing tests', ' ✓ port offset too large (3 ms)\n × parses the config (5 ms)\n\n Test Files  1 failed (1)\n      Tests  1 failed | 4 passed (5)', 'Test Files  1 failed (1)'],
+    ['vitest: the runner summary over the names of passing tests', ' ✓ port offset too large (3 ms)\n × parses the config (5 ms)\n\n Test Files  1 failed (1)\n      Tests  1 failed | 4 passed (5)', 'Test Files  1 failed'],
+    ['jest', 'Tests:       2 failed, 1 todo, 3 passed, 6 total\nTime:        1.2 s', 'Tests:       2 failed'],
     ['a one-line tool error', 'File does not exist.', 'File does not exist.'],
     ['Claude Code\'s exit-code line is not the error', 'Exit code 1\nError: payment method not found', 'Error: payment method not found'],
   ])('%s', (_, message, expected) => {
@@ -87,6 +99,28 @@ describe('errorLine picks the line that states the error', () => {
     expect(performance.now() - started).toBeLessThan(500);
     // A hostile line is cut, never scanned whole.
     expect(errorLine(`Error: ${'a'.repeat(100_000)}`).length).toBeLessThanOrEqual(1000);
+  });
+});
+
+describe('testVerdict keeps what failed and drops the rest of the tally', () => {
+  it.each([
+    ['==== 20 failed, 27 passed, 12 skipped, 592 deselected, 43 warnings in 6.79s ====', '20 failed'],
+    ['=== 2 errors in 0.50s ===', '2 errors'],
+    // A zero count is not what failed; a count before the first failing one is not either.
+    ['FAILED (errors=0, failures=2)', 'FAILED (failures=2)'],
+    ['Tests:       3 passed, 2 failed, 5 total', 'Tests:       2 failed'],
+    // Nothing failing to name: the summary without its rules.
+    ['=== 5 passed in 1.00s ===', '5 passed in 1.00s'],
+    ['-- x --', '-- x --'],
+  ])('%j → %j', (line, verdict) => {
+    expect(testVerdict(line)).toBe(verdict);
+  });
+
+  it('reads a hostile summary in linear time', () => {
+    const started = performance.now();
+    const verdict = testVerdict(`=== 1 failed ${'='.repeat(200_000)}x`);
+    expect(verdict).toBe('1 failed');
+    expect(performance.now() - started).toBeLessThan(200);
   });
 });
 
@@ -115,7 +149,7 @@ describe('classifyError reads the error line, not the whole output', () => {
 
   it('a report line no pattern names is a test failure when a test runner reported it', () => {
     const report = FIXTURE_ERROR.replace("fixture 'mock_obj' not found", "recursive dependency involving fixture 'server' detected");
-    expect(errorLine(report)).toBe("recursive dependency involving fixture 'server' detected");
+    expect(errorLine(report)).toBe('1 error');
     expect(classify(report)).toBe('test_failure');
     expect(classify("recursive dependency involving fixture 'server' detected")).toBe('uncategorized');
   });
@@ -148,7 +182,7 @@ describe.skipIf(!existsSync(join(DATA, 'mini-swe-agent-gemini3-dev')))('errorLin
       }
     }
     expect(lines.length).toBeGreaterThanOrEqual(50);
-    const stated = /^(?:[\w.]+(?:Error|Exception|Failed|Failure)\b|(?:FAILED|ERROR) \S+|\S+: |=+ .*(?:failed|error)|Warning, treated as error|.*\bNOT found\b)/;
+    const stated = /^(?:[\w.]+(?:Error|Exception|Failed|Failure)\b|(?:FAILED|ERROR) \S+|\S+: |\d+ (?:failed|errors?)$|Warning, treated as error|.*\bNOT found\b)/;
     const unexplained = lines.filter((line) => !stated.test(line));
     // Every line chosen states an error (an exception, `prog: …`, a pytest line), with at most a couple
     // of outputs that print no error at all.

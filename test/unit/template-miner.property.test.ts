@@ -29,13 +29,20 @@ const SKELETONS = [
   'connection from {n}.{n}.{n}.{n} ({w}) at Fri Jun {n} {n}:{n}:{n} 2005',
   "error: pathspec '{w} {w}' did not match",
   'login user={w} pid={n} ok',
+  "{v}: can't open file {p}: [Errno {n}] No such file or directory",
+  'Migration {j} in app {j} has no Migration class',
+  "Model class {j} doesn't declare an explicit app_label",
 ];
+/** Joined names (dotted, snake_case, upper-case) and a plain word, for the joined-name evidence. */
+const NAMES = ['__main__.Book', '__main__.Client', 'test_questioner', 'my_test_app', 'os.path', 'JOB_DONE', 'tests'];
+/** Program names with and without a version (and a device), for the leading token. */
+const PROGRAMS = ['python', 'python3', 'python3.11', 'pip3', 'gcc-12', 'gcc', 'eth0'];
 
 const word = fc.constantFrom(...WORDS);
-const slot = fc.record({ w: word, n: fc.integer({ min: 0, max: 99_999 }), p: fc.constantFrom('/tmp/a.txt', './src/x.ts', '/repo/.git/index.lock', 'C:\\work\\y.log') });
+const slot = fc.record({ w: word, n: fc.integer({ min: 0, max: 99_999 }), p: fc.constantFrom('/tmp/a.txt', './src/x.ts', '/repo/.git/index.lock', 'C:\\work\\y.log'), v: fc.constantFrom(...PROGRAMS), j: fc.constantFrom(...NAMES) });
 const structured = fc.tuple(fc.constantFrom(...SKELETONS), fc.array(slot, { minLength: 8, maxLength: 8 })).map(([skeleton, slots]) => {
   let k = 0;
-  return skeleton.replace(/\{([wnp])\}/g, (_, kind: 'w' | 'n' | 'p') => String(slots[k++ % slots.length]![kind]));
+  return skeleton.replace(/\{([wnpvj])\}/g, (_, kind: 'w' | 'n' | 'p' | 'v' | 'j') => String(slots[k++ % slots.length]![kind]));
 });
 /** Free text: lower-case letters, digits and punctuation (no secret-shaped words), odd spaces included. */
 const freeText = fc.string({ unit: fc.constantFrom(...'abcdefxyz0123456789 .:-_/()[]\'"=,\t\u00a0'), maxLength: 80 });

@@ -58,6 +58,12 @@ describe('templates of real-shaped agent errors', () => {
     // Digits that are part of a name stay; a version or number joined by punctuation is a value.
     ['eth0: e1000 driver for ssh2 and log4j failed (TS2307)', 'eth0: e1000 driver for ssh2 and log4j failed (TS2307)'],
     ['OpenSSH_7.4 rejected key', '<*> rejected key'],
+    // A token that is one quoted string is a value, whatever punctuation it holds; so is a code point.
+    ["E999 SyntaxError: unmatched ')'", "E999 SyntaxError: unmatched '<*>'"],
+    ["Codepoint U+005B at position 1 of '[1200:0000:ab00::1313]' not allowed", "Codepoint <*> at position <*> of '<*>' not allowed"],
+    ["Codepoint U+002A at position 1 of '*' not allowed", "Codepoint <*> at position <*> of '<*>' not allowed"],
+    ['Cannot find attribute with slug/ID "note".', 'Cannot find attribute with slug/ID "<*>".'],
+    ["bad key: 'x' (did you mean 'y'?)", "bad key: '<*>' (did you mean '<*>'?)"],
   ])('%j → %j', (message, template) => {
     expect(new TemplateMiner().add(SCOPE, message).template).toBe(template);
   });
@@ -77,6 +83,62 @@ describe('templates of real-shaped agent errors', () => {
       'ruff: error: unrecognized arguments',
       'mypy: error: unrecognized arguments',
     ]);
+  });
+
+  it('takes a joined name (dotted or snake_case) as a value once a second one shows at the same place', () => {
+    const { miner, templates } = learnAll([
+      "RuntimeError: Model class __main__.Book doesn't declare an explicit app_label",
+      "RuntimeError: Model class __main__.Client doesn't declare an explicit app_label",
+    ]);
+    expect(templates).toEqual(Array(2).fill("RuntimeError: Model class __main__.<*> doesn't declare an explicit app_label"));
+    expect(miner.merged().size).toBe(1);
+    // Upper-case names are constants or states, which name an event; plain words still need three.
+    expect(learnAll(['event EventType: JOB_SETUP_COMPLETED', 'event EventType: JOB_KILLED']).templates)
+      .toEqual(['event EventType: JOB_SETUP_COMPLETED', 'event EventType: JOB_KILLED']);
+    expect(learnAll(['Model class Book is abstract', 'Model class Client is abstract']).templates)
+      .toEqual(['Model class Book is abstract', 'Model class Client is abstract']);
+  });
+
+  it('merges two templates that differ at two places only where each place shows a joined name', () => {
+    const messages = [
+      'BadMigrationError: Migration test_questioner in app tests has no Migration class',
+      'BadMigrationError: Migration routers in app my_test_app has no Migration class',
+    ];
+    for (const order of [messages, [...messages].reverse()]) {
+      const { miner, templates } = learnAll(order);
+      expect(templates).toEqual(Array(2).fill('BadMigrationError: Migration <*> in app <*> has no Migration class'));
+      expect(miner.templates()).toHaveLength(1);
+      expect(miner.match(SCOPE, 'BadMigrationError: Migration views in app shop has no Migration class')?.template)
+        .toBe('BadMigrationError: Migration <*> in app <*> has no Migration class');
+    }
+    // Words at two places are two events; so are values that differ because the events do (a local
+    // login has tty=:0 and no host, a remote one a host).
+    const apart = [
+      'session opened for user root',
+      'session closed for user alice',
+      'authentication failure; logname= uid=0 euid=0 tty=NODEVssh ruser= rhost=10.0.0.1',
+      'authentication failure; logname= uid=0 euid=0 tty=:0 ruser= rhost=',
+    ];
+    expect(new Set(learnAll(apart).templates).size).toBe(4);
+  });
+
+  it('knows a program by its name, not its version: python3 and python share a template, in either order', () => {
+    const python3 = "python3: can't open file '/testbed/a.py': [Errno 2] No such file or directory";
+    const python = "python: can't open file '/testbed/b.py': [Errno 2] No such file or directory";
+    const shared = "python<*>: can't open file '<*>': [Errno <*>] No such file or directory";
+    for (const order of [[python3, python], [python, python3]]) {
+      const miner = new TemplateMiner();
+      const first = miner.add(SCOPE, order[0]!);
+      expect(miner.add(SCOPE, order[1]!).template).toBe(shared);
+      expect(miner.match(SCOPE, order[0]!)?.template).toBe(shared);
+      expect(miner.templates()).toHaveLength(1);
+      // A merge is reported when the literal template came first.
+      expect(miner.merged().size).toBe(first.template === shared ? 0 : 1);
+    }
+    expect(learnAll(['python3.11: x failed', 'gcc-12: x failed']).templates).toEqual(['python<*>: x failed', 'gcc<*>: x failed']);
+    // Only a version comes off: another program, or a device named with digits, is a different head.
+    expect(learnAll(['python3: x failed', 'pythonx: x failed', 'eth0: x failed', 'eth: x failed']).templates)
+      .toEqual(['python<*>: x failed', 'pythonx: x failed', 'eth0: x failed', 'eth: x failed']);
   });
 
   it('lets a <*> take a word only where a word could vary: past the leading token, next to a kept word', () => {
