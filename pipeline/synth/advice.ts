@@ -68,6 +68,8 @@ export const KNOWN_FAILURES: readonly KnownFailure[] = [
   { id: 'pathspec-unknown', test: /pathspec '[^'\n]{1,200}' did not match/, advice: 'check the branch or file name (`git branch -a`, `git status`) before using it' },
   { id: 'not-a-git-repo', test: /not a git repository/i, advice: 'run git from inside the repository (its root folder), not from a folder outside it' },
   // Time, network, resources.
+  // A test runner's verdict (the error line of a failed test run: pytest, unittest, jest, go, sympy).
+  { id: 'tests-failed', test: /^(?:\d+|<\*>) (?:failed|errors?)\b|^FAILED \((?:failures|errors)=|^Tests?:\s+(?:\d+|<\*>) failed|^tests finished: (?:\d+|<\*>) (?:failed|exceptions)|^--- FAIL:/i, advice: 'run the failing test on its own and read its first assertion error before changing code again' },
   { id: 'timeout', test: /timed? ?out|deadline exceeded|took too long/i, advice: 'run long commands with a narrower scope (one test file) or in the background instead of rerunning them unchanged' },
   { id: 'connection-refused', test: /\bECONNREFUSED\b|connection refused/i, advice: 'nothing is listening at that address: start the service (or check host and port) before calling it' },
   { id: 'rate-limited', test: /rate.?limit|(?:status|HTTP|code|error)\W{0,3}429\b|\b429 Too Many|too many requests/i, advice: 'wait and retry with backoff, and batch the requests, instead of repeating them at once' },

@@ -77,6 +77,7 @@ const EXAMPLES: Record<string, [line: string, advice: RegExp][]> = {
   'connection-refused': [['Error: connect ECONNREFUSED 127.0.0.1:5432', /start the service/], ['curl: (7) Failed to connect to localhost port 8080: Connection refused', /nothing is listening/]],
   'rate-limited': [['Error: 429 Too Many Requests', /backoff/], ['API Error: Rate limit reached for requests', /batch the requests/]],
   'out-of-memory': [['FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory', /smaller part/]],
+  'tests-failed': [['1 failed', /failing test on its own/], ['<*> failed', /first assertion error/], ['FAILED (failures=3)', /on its own/], ['Tests:       2 failed', /on its own/], ['tests finished: 1 exceptions', /on its own/]],
   'syntax-error': [['SyntaxError: invalid syntax', /py_compile/], ['IndentationError: expected an indented block after function definition on line 12', /compiles/]],
   'ts-type-error': [["src/index.ts:14:7 - error TS2322: Type 'string' is not assignable to type 'number'.", /type checker/]],
 };
