@@ -4,6 +4,7 @@ import { maskHomePaths, signatureKey } from '../templates/signature.js';
 import { maskVariables } from '../templates/line-mask.js';
 import { isShellTool, toolFamily } from '../telemetry/tool-family.js';
 import { errorLine } from '../telemetry/error-line.js';
+import { BoundedMemo } from './bounded-memo.js';
 import { DistinctCounter, type DistinctState } from './distinct.js';
 import { fnv1a, mix32 } from '../model/hash.js';
 import { SignatureCounter, type HashBudget, type SignatureState } from './signature-counter.js';
@@ -97,6 +98,8 @@ export class ClusterBuilder {
   signaturesDropped = false;
   /** Signatures all clusters may still count by hash (hashOverflowSignatures). */
   private readonly hashBudget: HashBudget = { left: MAX_HASHED_SIGNATURES };
+  /** Per message: its signature key, its masked error line, and the families of the commands that gave it. */
+  private readonly messages = new BoundedMemo<{ signature: string | null; line: string; families: Map<string, string> }>();
   /** Events that would have opened a cluster past `maxClusters` (a pathological night). */
   overflow = 0;
 
@@ -108,12 +111,14 @@ export class ClusterBuilder {
   /** Counts an event in its cluster; the cluster's key and tool family (null when past max_clusters). */
   add(kind: ClusterKind, event: TelemetryEvent, ts: number, ref: EventRef, baseline: number | null = null): { key: string; tool: string } | null {
     // A failure's cluster is its tool, category and masked error line (templates are mined from those lines).
-    const signature = kind === 'failure' ? signatureKey(event.error_message) : null;
-    // The line a template is mined from: the error line (the exception that ended a traceback, pytest's
-    // verdict, the shell's complaint), its values masked.
-    const line = kind === 'failure' ? (event.error_message ? maskVariables(errorLine(event.error_message)) : '') : null;
+    const message = event.error_message;
+    // Per message, once: its signature key and the line a template is mined from (the error line: the
+    // exception that ended a traceback, pytest's verdict, the shell's complaint), its values masked.
+    const known = kind === 'failure' && message ? this.messages.get(message, () => ({ signature: signatureKey(message), line: maskVariables(errorLine(message)), families: new Map<string, string>() })) : null;
+    const signature = known?.signature ?? null;
+    const line = kind === 'failure' ? (known?.line ?? '') : null;
     // A shell tool's failures belong to the program that failed (its family), named per call.
-    const shellFamily = kind === 'failure' && isShellTool(event.tool_name) ? this.toolName(toolFamily(event.tool_name, event.input_summary, event.error_message)) : null;
+    const shellFamily = kind === 'failure' && isShellTool(event.tool_name) ? this.shellFamily(event, known?.families) : null;
     const base = shellFamily === null ? this.mapKey(kind, event) : `failure\u0000${shellFamily}\u0000${failureCategory(event, this.categories)}`;
     const mapKey = line === null ? base : `${base}\u0000${line}`;
     let acc = this.clusters.get(mapKey);
@@ -143,6 +148,17 @@ export class ClusterBuilder {
       if (acc.signatures.dropped) this.signaturesDropped = true;
     }
     return { key: mapKey, tool: acc.tool };
+  }
+
+  /** The program a shell call's failure belongs to, remembered per message and command (a few per message). */
+  private shellFamily(event: TelemetryEvent, remembered: Map<string, string> | undefined): string {
+    const key = `${event.tool_name}\u0000${event.input_summary ?? ''}`;
+    let family = remembered?.get(key);
+    if (family === undefined) {
+      family = this.toolName(toolFamily(event.tool_name, event.input_summary, event.error_message));
+      if (remembered && remembered.size < 16 && key.length <= 512) remembered.set(key, family);
+    }
+    return family;
   }
 
   /**

@@ -6,6 +6,7 @@ import { UsageCounter } from '../telemetry/usage.js';
 import { ClusterBuilder, toolNameCleaner, type ClusterLimits } from './cluster.js';
 import { isFailure, SlowDetector } from './filter.js';
 import { callShape, RecoveryTracker, type Call } from './recovery.js';
+import { BoundedMemo } from './bounded-memo.js';
 import { isShellTool, toolFamily } from '../telemetry/tool-family.js';
 
 export interface LineCounts {
@@ -76,6 +77,7 @@ export class IngestFold {
   readonly usage = new UsageCounter();
   /** What worked after a failure (a range's fold also keeps each session's first calls, for the merge). */
   readonly recovery: RecoveryTracker;
+  private readonly callShapes = new BoundedMemo<{ family: string; shape: string | null }>();
   private readonly scanner = new EventScanner();
   /** The line JSON.parse read, as the scanner presents its own (one object, set to each line). */
   private readonly parsed = new ParsedEvent();
@@ -143,7 +145,7 @@ export class IngestFold {
     if (refs !== undefined) this.usage.addRefs(refs, ts);
     const session = read.sessionId();
     if (read.exitCode === 0) {
-      if (session !== undefined && this.recovery.wants(session)) this.recovery.observe(successCall(session, read.event()));
+      if (session !== undefined && this.recovery.wants(session)) this.recovery.observe(this.successCall(session, read.event()));
       return this.detector.observeSuccess(read.toolName, read.durationMs, segment.file, offset, read);
     }
     const event = read.event();
@@ -157,6 +159,12 @@ export class IngestFold {
     if (ts > this.latest) this.latest = ts;
     if (ts < this.from) this.from = ts;
     if (ts > this.to) this.to = ts;
+  }
+
+  /** A successful call as what may have worked after a failure: its family and the shape of the call. */
+  private successCall(session: string, event: TelemetryEvent): Call {
+    const { family, shape } = this.callShapes.get(`${event.tool_name}\u0000${event.input_summary ?? ''}`, () => familyAndShape(event));
+    return { session, family, failure: null, shape };
   }
 
   /** Earliest and latest valid event (epoch ms), over everything folded; null when there was none. */
@@ -195,8 +203,8 @@ export class IngestFold {
   }
 }
 
-/** A successful call as what may have worked after a failure: its family and the shape of the call. */
-function successCall(session: string, event: TelemetryEvent): Call {
+/** The family and shape of a successful call (see IngestFold.successCall). */
+function familyAndShape(event: TelemetryEvent): { family: string; shape: string | null } {
   const family = isShellTool(event.tool_name) ? toolFamily(event.tool_name, event.input_summary) : toolFamily(event.tool_name);
-  return { session, family, failure: null, shape: callShape(event.tool_name, event.input_summary) };
+  return { family, shape: callShape(event.tool_name, event.input_summary) };
 }

@@ -120,8 +120,15 @@ export class RecoveryTracker {
     }
     up.count += count;
     // The smallest session ids, sorted: the same whatever order the lines were read in.
-    up.sessions = mergeSessions(up.sessions, sessions);
+    up.sessions = sessions.length === 1 ? withSession(up.sessions, sessions[0]!) : mergeSessions(up.sessions, sessions);
   }
+}
+
+/** `sessions` (sorted, at most MAX_SESSIONS_KEPT) with one more: unchanged when it holds it or it sorts past a full list. */
+function withSession(sessions: string[], session: string): string[] {
+  if (sessions.includes(session)) return sessions;
+  if (sessions.length >= MAX_SESSIONS_KEPT && session > sessions[sessions.length - 1]!) return sessions;
+  return mergeSessions(sessions, [session]);
 }
 
 /** The smallest session ids of two lists, sorted: the same whatever order the lines were read in. */
