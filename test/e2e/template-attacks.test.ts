@@ -271,10 +271,11 @@ describe('template path attacks (the blocked ones: regression tests)', () => {
 });
 
 /**
- * Opt-in (TEMPLATE_ATTACKS_LEAKING=1): each leaking fixture still leaks. When one of these fails, the
- * attack is blocked now: move it to the lists above.
+ * Opt-in (TEMPLATE_ATTACKS_LEAKING=1), for whoever fixes one: each leaking fixture still leaks. When one
+ * of these fails, that attack is blocked now: move it to the lists above. Not registered otherwise, so
+ * the suite neither runs them nor lists them as skipped.
  */
-describe.runIf(process.env.TEMPLATE_ATTACKS_LEAKING === '1')('template path attacks that still leak (opt-in)', () => {
+if (process.env.TEMPLATE_ATTACKS_LEAKING === '1') describe('template path attacks that still leak (opt-in)', () => {
   describe.each(SYNTHESIZERS)('content attacks, rules written by %s', (synthesizer: Synthesizer) => {
     const attacks = LEAKING_CONTENT.filter((attack) => attack.via.includes(synthesizer));
     const night = once(() => runContentNightWith(attacks, synthesizer));
