@@ -113,8 +113,9 @@ export class ClusterBuilder {
     // A failure's cluster is its tool, category and masked error line (templates are mined from those lines).
     const message = event.error_message;
     // Per message, once: its signature key and the line a template is mined from (the error line: the
-    // exception that ended a traceback, pytest's verdict, the shell's complaint), its values masked.
-    const known = kind === 'failure' && message ? this.messages.get(message, () => ({ signature: signatureKey(message), line: maskVariables(errorLine(message)), families: new Map<string, string>() })) : null;
+    // exception that ended a traceback, pytest's verdict, the shell's complaint), redacted before its
+    // values are masked (masking first would hide a key such as DB_1_PASSWORD and leave its value).
+    const known = kind === 'failure' && message ? this.messages.get(message, () => ({ signature: signatureKey(message), line: maskVariables(redact(errorLine(message))), families: new Map<string, string>() })) : null;
     const signature = known?.signature ?? null;
     const line = kind === 'failure' ? (known?.line ?? '') : null;
     // A shell tool's failures belong to the program that failed (its family), named per call.

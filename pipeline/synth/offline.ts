@@ -52,7 +52,7 @@ function failureRule(cluster: PromotedCluster, notes: string[]): { text: string 
   const again = cluster.refines ? ', even after an earlier rule' : '';
   const seen = `(${times(cluster.count)} in ${sessions(cluster.sessions.length)}${again})`;
   if (known !== null) return { text: `${what} ${seen}: ${known}.` };
-  const worked = cluster.follow_ups?.find((up) => up.sessions.length >= 2 && up.shape !== cluster.tool_name);
+  const worked = cluster.follow_ups?.find((up) => up.sessions.length >= 2 && launches(up.shape, cluster.tool_name));
   return { text: worked ? `${what} ${seen}; what worked instead: ${code(worked.shape)}.` : `${what} ${seen}.` };
 }
 
@@ -106,6 +106,19 @@ function quoteTemplate(template: string, notes: string[]): string | null {
 const MAX_TEMPLATES_NAMED = 3;
 const MAX_TEMPLATE = 100;
 const MAX_WORDS = 14;
+
+/**
+ * Whether a call that worked is the failing program run another way: through a launcher that finds it
+ * (`python -m pytest`, `npx vitest`, `uv run ruff`) — the one kind of "what worked instead" the offline
+ * writer cites. Anything else a log says worked (another program, a subcommand, an install) may be an
+ * attacker's suggestion: it stays in the report as evidence, never in a rule.
+ */
+function launches(shape: string, family: string): boolean {
+  const words = shape.split(' ');
+  return words.length >= 2 && words.length <= 3 && LAUNCHER.test(words[0]!) && words.at(-1) === family && (words.length === 2 || words[1] === '-m' || words[1] === 'run' || words[1] === 'exec');
+}
+
+const LAUNCHER = /^(?:python[0-9.]*|py|npx|pnpx|bunx|uv|uvx|poetry|pipx|pdm|hatch|npm|pnpm|yarn|bun)$/;
 
 function code(text: string): string {
   return `\`${text}\``;
