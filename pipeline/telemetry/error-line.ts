@@ -25,7 +25,8 @@ import { RUNNER_SUMMARY, testVerdict } from './test-verdict.js';
  * Bounded: only the first and last 200 lines are read, each up to 1,000 characters.
  */
 export function errorLine(message: string): string {
-  const lines = candidateLines(message);
+  // Claude Code wraps a tool's refusal in <tool_use_error> tags: the wrapper is not part of the error.
+  const lines = candidateLines(message.includes('tool_use_error>') ? message.replace(TOOL_USE_ERROR, '') : message);
   if (lines.length === 0) return '';
   const summary = lines.find((line) => RUNNER_SUMMARY.test(line));
   if (summary !== undefined) return testVerdict(summary);
@@ -80,6 +81,8 @@ const TEST_REPORT_LINE = /^(?:FAILED|ERROR) \S+::|^--- FAIL: /;
 const ERROR_WORDS = /\b(?:[A-Za-z]*(?:Error|Exception)|error|errors|fail(?:s|ed|ure)?|cannot|can't|could not|unable to|denied|refused|not found|does not exist|no such|invalid|timed? ?out|exceed(?:s|ed)?|too (?:large|long|many)|missing|unknown|conflict|rejected|abort(?:ed)?|panic|killed|segmentation fault|core dumped)\b/i;
 
 /** The first and last lines, trimmed and cut, without blank lines or Claude Code's `Exit code N` line. */
+const TOOL_USE_ERROR = /<\/?tool_use_error>/g;
+
 function candidateLines(message: string): string[] {
   const head = message.slice(0, MAX_LINES * MAX_LINE_CHARS);
   let lines = head.split('\n');

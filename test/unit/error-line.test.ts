@@ -189,4 +189,8 @@ describe.skipIf(!existsSync(join(DATA, 'mini-swe-agent-gemini3-dev')))('errorLin
     expect(unexplained.length, unexplained.join('\n')).toBeLessThanOrEqual(2);
     expect(lines.filter((line) => /^Traceback|^\s|^\[…/.test(line))).toEqual([]);
   });
+  it("drops Claude Code's <tool_use_error> wrapper: the same refusal with or without it is one line", () => {
+    expect(errorLine('<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>')).toBe('File has not been read yet. Read it first before writing to it.');
+    expect(errorLine('<tool_use_error>String to replace not found in file.\nString: a</tool_use_error>')).toBe('String to replace not found in file.');
+  });
 });
