@@ -49,7 +49,8 @@ export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
     // Errors are printed once, by printFailure (one line, or the --json envelope); commander's own copy is dropped.
     .configureOutput({ writeOut: deps.stdout, writeErr: json ? () => {} : deps.stderr, outputError: () => {} })
     .configureHelp({ showGlobalOptions: true })
-    .version(await packageVersion(deps), '-V, --version', 'print the version')
+    // package.json is read only when asked for: `hook` runs on every tool call of the agent.
+    .version(argv.includes('--version') || argv.includes('-V') ? await packageVersion(deps) : '', '-V, --version', 'print the version')
     // Global, so they are accepted before the command (`sleep-cycle --root . init`) as well as after it.
     .option('--json', 'print one JSON envelope on stdout')
     .option('--root <dir>', ROOT_HELP);
