@@ -1,5 +1,10 @@
 import { clusterId } from '../model/cluster.js';
+import { combinePending } from './pending-merge.js';
 import type { State } from './state.js';
+
+/** What a pending entry keeps (the gate's bounds). */
+const KEPT_IDS = 50;
+const SAMPLE_SIZE = 5;
 
 /**
  * When a template generalises, the templates it absorbed stop existing: what was keyed by them follows
@@ -28,7 +33,7 @@ export function followTemplateMerges(state: State, merged: ReadonlyMap<string, s
     const target = move(item.tool_name, item.error_category, item.template_id);
     const key = target?.to ?? id;
     const moved = target ? { ...item, id: key, template_id: target.template_id } : item;
-    pending[key] = pending[key] ? combine(pending[key]!, moved) : moved;
+    pending[key] = pending[key] ? combinePending(pending[key]!, moved, KEPT_IDS, SAMPLE_SIZE) : moved;
   }
   const rules: State['rules'] = {};
   for (const [id, rule] of Object.entries(state.rules)) {
@@ -39,19 +44,4 @@ export function followTemplateMerges(state: State, merged: ReadonlyMap<string, s
   const burned: State['burned'] = {};
   for (const [id, burn] of Object.entries(state.burned)) burned[moves.get(id)?.to ?? id] = burn;
   return { ...state, pending, rules, burned };
-}
-
-function combine(a: State['pending'][string], b: State['pending'][string]): State['pending'][string] {
-  const days = { ...a.days };
-  for (const [day, n] of Object.entries(b.days)) days[day] = (days[day] ?? 0) + n;
-  return {
-    ...a,
-    days: Object.fromEntries(Object.entries(days).sort()),
-    input_hashes: [...new Set([...a.input_hashes, ...b.input_hashes])].sort().slice(0, 50),
-    sessions: [...new Set([...a.sessions, ...b.sessions])].sort().slice(0, 50),
-    first_seen: a.first_seen < b.first_seen ? a.first_seen : b.first_seen,
-    last_seen: a.last_seen > b.last_seen ? a.last_seen : b.last_seen,
-    samples: [...a.samples, ...b.samples].sort((x, y) => (x.timestamp < y.timestamp ? -1 : 1)).slice(-5),
-    signatures: [...a.signatures, ...b.signatures].sort((x, y) => y.count - x.count).slice(0, 5),
-  };
 }

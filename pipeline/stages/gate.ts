@@ -2,6 +2,7 @@ import type { RunContext } from '../context.js';
 import { IN_ARCHIVE, IN_TARGET, isBurned, type LedgerEntry, type PendingCluster, type State } from '../memory/state.js';
 import { windowStartDay } from '../memory/pending-window.js';
 import { followTemplateMerges } from '../memory/template-merges.js';
+import { addDays, mergeSamples, mergeSignatures, sumDays as sum, unionIds as union } from '../memory/pending-merge.js';
 import { mergeFollowUps } from '../ingest/recovery.js';
 import { clusterId, type FollowUp, type Cluster, type ClusterOutcome, type Evidence, type PromotedCluster, type Recurrence, type Refines, type Signature } from '../model/cluster.js';
 
@@ -160,8 +161,7 @@ function promoteTogether(result: GateResult, minRepeats: number, sampleSize: num
 function groupOf(members: PendingCluster[], sampleSize: number): PromotedCluster {
   const [first] = members as [PendingCluster, ...PendingCluster[]];
   const templates = members.map((item) => ({ id: item.template_id!, template: item.template ?? '', count: sum(item.days) }));
-  const days: Record<string, number> = {};
-  for (const item of members) for (const [day, n] of Object.entries(item.days)) days[day] = (days[day] ?? 0) + n;
+  const days = members.reduce<Record<string, number>>((all, item) => addDays(all, item.days), {});
   const inputs = members.reduce<string[]>((all, item) => union(all, item.input_hashes), []);
   const count = sum(days);
   return {
@@ -170,7 +170,7 @@ function groupOf(members: PendingCluster[], sampleSize: number): PromotedCluster
     distinct_inputs: inputs.length, input_hashes: inputs.slice(0, KEPT_IDS),
     sessions: members.reduce<string[]>((all, item) => union(all, item.sessions), []).slice(0, KEPT_IDS),
     first_seen: members.map((item) => item.first_seen).sort()[0]!, last_seen: members.map((item) => item.last_seen).sort().at(-1)!,
-    days: Object.fromEntries(Object.entries(days).sort()),
+    days,
     samples: members.reduce<Evidence[]>((all, item) => mergeSamples(all, item.samples, sampleSize), []),
     signatures: members.reduce<Signature[]>((all, item) => mergeSignatures(all, item.signatures), []),
     baseline_ms: null, template_id: null, template: null, family_id: first.family_id!, templates,
@@ -236,8 +236,7 @@ function mergeCarried(cluster: Cluster, carried: PendingCluster | undefined, win
   if (!carried) return { ...cluster, count: sum(tonight), days: tonight, carried_over: 0 };
   const carriedDays = inWindow(carried.days, windowStart);
   const carriedCount = sum(carriedDays);
-  const days = { ...carriedDays };
-  for (const [day, count] of Object.entries(tonight)) days[day] = (days[day] ?? 0) + count;
+  const days = addDays(carriedDays, tonight);
   const inputs = union(carried.input_hashes, cluster.input_hashes);
   return {
     ...cluster,
@@ -247,7 +246,7 @@ function mergeCarried(cluster: Cluster, carried: PendingCluster | undefined, win
     input_hashes: inputs.slice(0, KEPT_IDS),
     sessions: union(carried.sessions, cluster.sessions).slice(0, KEPT_IDS),
     first_seen: carried.first_seen < cluster.first_seen ? carried.first_seen : cluster.first_seen,
-    days: Object.fromEntries(Object.entries(days).sort()),
+    days,
     samples: mergeSamples(carried.samples, cluster.samples, sampleSize),
     signatures: mergeSignatures(carried.signatures, cluster.signatures),
     ...withFollowUps([carried.follow_ups ?? [], cluster.follow_ups ?? []]),
@@ -297,24 +296,3 @@ function inWindow(days: Record<string, number>, windowStart: string): Record<str
   return Object.fromEntries(Object.entries(days).filter(([day]) => day >= windowStart).sort());
 }
 
-function union(a: string[], b: string[]): string[] {
-  return [...new Set([...a, ...b])].sort();
-}
-
-function mergeSamples(a: Evidence[], b: Evidence[], size: number): Evidence[] {
-  const byPlace = new Map([...a, ...b].map((item) => [`${item.file}:${item.offset}`, item]));
-  return [...byPlace.values()].sort((x, y) => (x.timestamp < y.timestamp ? -1 : 1)).slice(-size);
-}
-
-function mergeSignatures(a: { text: string; count: number }[], b: { text: string; count: number }[]) {
-  const counts = new Map<string, number>();
-  for (const item of [...a, ...b]) counts.set(item.text, (counts.get(item.text) ?? 0) + item.count);
-  return [...counts]
-    .map(([text, count]) => ({ text, count }))
-    .sort((x, y) => y.count - x.count || (x.text < y.text ? -1 : 1))
-    .slice(0, 5);
-}
-
-function sum(days: Record<string, number>): number {
-  return Object.values(days).reduce((total, n) => total + n, 0);
-}
