@@ -1,4 +1,4 @@
-import { errorLine } from './error-line.js';
+import { errorLine, HTTP_STATUS } from './error-line.js';
 
 /** The line a category and a template are read from (the miner imports it from here or error-line.ts). */
 export { errorLine };
@@ -60,6 +60,8 @@ export const DEFAULT_CATEGORIES: readonly CategoryPattern[] = [
   { category: 'validation_error', pattern: /InputValidationError|validation (?:error|failed)|invalid (?:input|parameter|argument|value)|is required|must be/i },
   { category: 'not_found', pattern: /does not exist|no such file|\bENOENT\b|not found|\bno [\w-]+ found\b|404\b|EISDIR/i },
   { category: 'api_error', pattern: /\b(?:4\d\d|5\d\d)\b[^\n]{0,200}(?:error|status)|API error|Error executing tool|rate limit|internal server error/i },
+  // A server's answer that the error line starts with (error-line.ts cuts a client's wording off it).
+  { category: 'api_error', pattern: new RegExp(`^${HTTP_STATUS}: `) },
   // An uncaught exception (Python traceback, `TypeError: …`) that no more specific pattern explained.
   { category: 'runtime_error', pattern: /^Traceback \(most recent call last\)|^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)(?::|$)|^StopIteration\b|^(?:[a-z_]\w*\.)+[A-Z]\w*(?::|$)/m },
 ];

@@ -22,6 +22,9 @@ import { RUNNER_SUMMARY, testVerdict } from './test-verdict.js';
  * 8. a test report line: `FAILED tests/x.py::test_y`, `--- FAIL: TestX`
  * 9. a line with an error word (failed, cannot, denied, not found, timed out, …)
  * 10. the first line.
+ * An API client's line that carries an HTTP status phrase and the server's reason (`Company update failed
+ * for company 42: Bad Request: Cannot find attribute …`) is cut to the status phrase: the server's reason is
+ * the error, the client's wording around it changes with the operation that called it.
  * Bounded: only the first and last 200 lines are read, each up to 1,000 characters.
  */
 export function errorLine(message: string): string {
@@ -42,7 +45,16 @@ export function errorLine(message: string): string {
     lines.find((line) => ERROR_WORDS.test(line)) ??
     lines[0]!;
   // pytest marks the lines of a failure's report with `E   `: the marker is not part of the error.
-  return chosen.trim().replace(/^E {3,}/, '');
+  return serverReason(chosen.trim().replace(/^E {3,}/, ''));
+}
+
+/** HTTP status phrases (RFC 9110) followed by a reason, after other text: `…: Bad Request: <reason>`. */
+export const HTTP_STATUS = String.raw`(?:[1-5]\d\d )?(?:Bad Request|Unauthorized|Payment Required|Forbidden|Not Found|Method Not Allowed|Not Acceptable|Request Timeout|Conflict|Gone|Precondition Failed|Content Too Large|Payload Too Large|Unprocessable (?:Entity|Content)|Too Many Requests|Internal Server Error|Not Implemented|Bad Gateway|Service Unavailable|Gateway Timeout)`;
+const HTTP_REASON = new RegExp(`: ${HTTP_STATUS}: \\S`);
+
+function serverReason(line: string): string {
+  const match = HTTP_REASON.exec(line);
+  return match === null ? line : line.slice(match.index + 2);
 }
 
 const MAX_LINES = 200;

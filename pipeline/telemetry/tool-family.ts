@@ -10,13 +10,19 @@ import { simpleCommands, type SimpleCommand } from './shell-words.js';
  *   (`bash: line 1: pytest: command not found`, `python: can't open file …`, a Python traceback, pytest's
  *   report), else the command that did the work (the last one in `&&`/`;` lists that is not `cd`, `echo`
  *   or the like; in a pipeline, the last one that is not a filter such as `| tail`).
- * - Any other tool is its own family (`Read`, `mcp__github__list_prs`, `git_push`), except a name that
- *   is itself a program's (`python3` from older imports), which is named by family.
+ * - An MCP tool's family is its server (`mcp__github__list_prs` → `mcp__github`): the server is the
+ *   program, as `git` is for `git push` and `git pull`; the template still tells its errors apart.
+ * - Any other tool is its own family (`Read`, `git_push`), except a name that is itself a program's
+ *   (`python3` from older imports), which is named by family.
  *
  * Pure and bounded (see shell-words.ts); the same inputs give the same family on any machine.
  */
 export function toolFamily(toolName: string, inputSummary?: string, errorMessage?: string): string {
-  if (!isShellTool(toolName)) return PROGRAM_NAME.test(toolName) ? normalizeProgram(toolName) : toolName;
+  if (!isShellTool(toolName)) {
+    const server = MCP_TOOL.exec(toolName);
+    if (server !== null) return server[1]!;
+    return PROGRAM_NAME.test(toolName) ? normalizeProgram(toolName) : toolName;
+  }
   const commands = inputSummary === undefined ? [] : simpleCommands(inputSummary);
   return (errorMessage ? namedByError(errorMessage, commands) : null) || workingProgram(commands) || toolName;
 }
@@ -27,6 +33,8 @@ export function isShellTool(toolName: string): boolean {
 }
 
 const SHELL_TOOL = /^(?:(?:ba|z|da|k|c|tc|fi)?sh|shell|terminal|powershell|pwsh|(?:run|exec(?:ute)?)[_-]?(?:shell[_-]?)?(?:bash|command|cmd|shell)|(?:bash|shell)[_-]?(?:tool|command|exec))$/i;
+/** `mcp__<server>__<tool>`, Claude Code's name for a tool of an MCP server. */
+const MCP_TOOL = /^(mcp__[^_].*?)__[^_]/;
 /** A bare program name (lower case, no `__` as MCP tools have, no `_` as loggers' `git_push`). */
 const PROGRAM_NAME = /^[a-z][a-z0-9.+-]*$/;
 

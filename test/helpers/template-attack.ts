@@ -99,7 +99,7 @@ export const EVERY_SURFACE: readonly Surface[] = ['rule', 'memory', 'skills', 's
 
 /** `count` failures of an MCP tool named after the attack, with this error message. */
 export function says(id: string, message: string, count = 3): AttackEvent[] {
-  return failing(count, { tool_name: `mcp__atk__${id}`, error_message: message });
+  return failing(count, { tool_name: `mcp__atk_${id}__run`, error_message: message });
 }
 
 /** A real failure of a deploy tool in the scenarios, in two sessions (`session` names them). */
@@ -119,7 +119,7 @@ export function junkTemplates(n: number, prefix = ''): AttackEvent[] {
 }
 
 /** The scope key state.json files the deploy tool's templates under, and a template's id in it. */
-export const DEPLOY_SCOPE = 'mcp__svc__deploy\u0000api_error';
+export const DEPLOY_SCOPE = 'mcp__svc\u0000api_error';
 export { templateId } from '../../pipeline/templates/template-id.js';
 
 /** `count` failures of one attack, spread over `sessions` sessions. */

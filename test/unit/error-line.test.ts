@@ -86,6 +86,12 @@ describe('errorLine picks the line that states the error', () => {
     ['jest', 'Tests:       2 failed, 1 todo, 3 passed, 6 total\nTime:        1.2 s', 'Tests:       2 failed'],
     ['a one-line tool error', 'File does not exist.', 'File does not exist.'],
     ['Claude Code\'s exit-code line is not the error', 'Exit code 1\nError: payment method not found', 'Error: payment method not found'],
+    // An API client wraps the server's answer in its own words, which change with the operation that called it.
+    ['an MCP tool: the server\'s reason after the HTTP status', 'Error executing tool \'update-record\': Company update failed for company 42: Bad Request: Cannot find attribute with slug/ID "note".', 'Bad Request: Cannot find attribute with slug/ID "note".'],
+    ['the same reason reached by another operation', 'Error executing tool \'create-record\': Company create failed: Bad Request: Cannot find attribute with slug/ID "note".', 'Bad Request: Cannot find attribute with slug/ID "note".'],
+    ['a status with its code', 'Error: GitHub API request failed: 422 Unprocessable Entity: Validation Failed', '422 Unprocessable Entity: Validation Failed'],
+    ['a status phrase that starts the line is kept as it is', 'Not Found: /api/v1/users', 'Not Found: /api/v1/users'],
+    ['a status phrase without a reason after it is not cut', 'Error: request failed: Forbidden', 'Error: request failed: Forbidden'],
   ])('%s', (_, message, expected) => {
     expect(errorLine(message)).toBe(expected);
   });

@@ -69,9 +69,18 @@ describe('toolFamily: one family per underlying program', () => {
     expect(toolFamily('Bash', 'make build', 'gcc: error: missing.c: No such file or directory')).toBe('make');
   });
 
+  it("an MCP tool's family is its server, as git is the family of git push and git pull", () => {
+    expect(toolFamily('mcp__github__list_pull_requests', '{owner, repo}')).toBe('mcp__github');
+    expect(toolFamily('mcp__attio__create-record')).toBe(toolFamily('mcp__attio__update-record'));
+    expect(toolFamily('mcp__claude_ai_Gmail__search_threads')).toBe('mcp__claude_ai_Gmail');
+    expect(toolFamily('mcp__attio__create-record')).not.toBe(toolFamily('mcp__github__create_issue'));
+    // Not an MCP name: no server part, or nothing after it.
+    expect(toolFamily('mcp__')).toBe('mcp__');
+    expect(toolFamily('mcp__solo')).toBe('mcp__solo');
+  });
+
   it('other tools are their own family; a bare program name (older imports) is normalised', () => {
     expect(toolFamily('Read', 'src/a.ts', 'File does not exist.')).toBe('Read');
-    expect(toolFamily('mcp__github__list_pull_requests', '{owner, repo}')).toBe('mcp__github__list_pull_requests');
     expect(toolFamily('git_push')).toBe('git_push');
     expect(toolFamily('python3.11')).toBe('python');
     expect(toolFamily('Bash')).toBe('Bash');
