@@ -9,6 +9,8 @@ export interface RepoPaths {
   lifecycle: string;
   archive: string;
   lock: string;
+  /** Claude's answers from dry runs, for the run that applies them (not committed). */
+  answers: string;
   safetyRules: string;
   skill(name: string): string;
 }
@@ -31,6 +33,7 @@ export function repoPaths(root: string, settings: PathSettings): RepoPaths {
     lifecycle: resolve(root, settings.state_dir, 'lifecycle.jsonl'),
     archive: resolve(root, settings.archive_file),
     lock: resolve(root, settings.state_dir, 'lock'),
+    answers: resolve(root, settings.state_dir, 'llm-answers.json'),
     safetyRules: resolve(root, settings.safety_rules),
     skill: (name) => resolve(root, settings.skills_dir, `${name}.yaml`),
   };

@@ -47,6 +47,7 @@ hook-pending.json.lock
 hook-rejects.jsonl
 imported.json
 preview.md
+llm-answers.json
 `;
 
 const LOGS_IGNORE = `# sleep-cycle: telemetry stays on this machine (init --logs ignore).

@@ -96,7 +96,7 @@ const quarantined: Schema<QuarantineEntry> = object<QuarantineEntry>({
 
 const burned: Schema<BurnedPattern> = object<BurnedPattern>({ rule_id: nullable(ruleId), reason: string(), at: isoDate, until: optional(nullable(isoDate)) });
 
-const llmCache: Schema<LlmCacheEntry> = object<LlmCacheEntry>({ text: string(), model: string(), prompt_version: string(), notes: strings, at: isoDate });
+export const llmCache: Schema<LlmCacheEntry> = object<LlmCacheEntry>({ text: string(), model: string(), prompt_version: string(), notes: strings, at: isoDate });
 
 /**
  * Losing a rule, a burn, a quarantined draft or a cursor would lose a human's decision or count events

@@ -9,6 +9,8 @@ import { type DraftRule } from '../model/draft.js';
 import { ruleId } from '../model/rule-id.js';
 import type { PromotedCluster } from '../model/cluster.js';
 import { targetFor, targetKey } from '../model/rule-target.js';
+import { parseAnswerCache } from '../memory/answer-cache.js';
+import { repoPaths } from '../io/paths.js';
 
 export interface LlmRunStats extends LlmUsage {
   synthesizer: string;
@@ -26,6 +28,8 @@ export interface Synthesized {
   unwritten: { cluster: PromotedCluster; reason: string }[];
   llm: LlmRunStats;
   llmCache: Record<string, LlmCacheEntry>;
+  /** Answers Claude gave tonight: a dry run keeps them for the run that applies it (write-report). */
+  newAnswers: Record<string, LlmCacheEntry>;
 }
 
 const CACHE_LIMIT = 500;
@@ -42,7 +46,10 @@ export async function synthesize<I extends { promoted: PromotedCluster[]; state:
     calls: 0, input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0,
     cache_hits: 0, fallbacks: [], deferred: [],
   };
-  const cache = { ...input.state.llm_cache };
+  // A dry run's answers first, state's over them: the same key is the same evidence, model and prompt.
+  const previewed = llm ? parseAnswerCache(await ctx.fs.readText(repoPaths(ctx.root, ctx.settings).answers)) : {};
+  const cache = { ...previewed, ...input.state.llm_cache };
+  const newAnswers: Record<string, LlmCacheEntry> = {};
   const drafts: DraftRule[] = [];
   const deferred: PromotedCluster[] = [];
   const notices = [...input.notices];
@@ -69,8 +76,10 @@ export async function synthesize<I extends { promoted: PromotedCluster[]; state:
       drafts.push(fromCache(cached, request));
       continue;
     }
+    // A hard cap: a call is made only when its worst case still fits what is left of the budget.
     const used = llm.synthesizer.usage();
-    if (used.calls >= ctx.settings.max_llm_calls || used.input_tokens + used.output_tokens >= ctx.settings.llm_token_budget) {
+    const spent = used.input_tokens + used.output_tokens + used.cache_creation_input_tokens + used.cache_read_input_tokens;
+    if (used.calls >= ctx.settings.max_llm_calls || spent + llm.synthesizer.estimate(request) > ctx.settings.llm_token_budget) {
       stats.deferred.push(cluster.id);
       deferred.push(cluster);
       continue;
@@ -78,6 +87,7 @@ export async function synthesize<I extends { promoted: PromotedCluster[]; state:
     try {
       const draft = await llm.synthesizer.draft(request);
       cache[key] = { text: draft.text, model: llm.model, prompt_version: llm.promptVersion, notes: draft.notes, at: ctx.now.toISOString() };
+      newAnswers[key] = cache[key];
       drafts.push(draft);
     } catch (error) {
       const fallback = await ctx.synthesizer.draft(request);
@@ -96,7 +106,7 @@ export async function synthesize<I extends { promoted: PromotedCluster[]; state:
   Object.assign(stats, llm?.synthesizer.usage() ?? {});
   const byId = new Map(ordered.map((cluster) => [cluster.id, cluster]));
   const unwritten = drafts.filter((draft) => draft.unwritten !== undefined).map((draft) => ({ cluster: byId.get(draft.clusterId)!, reason: draft.unwritten! }));
-  return { ...input, drafts: drafts.filter((draft) => draft.unwritten === undefined), deferred, unwritten, llm: stats, llmCache: trimCache(cache), notices };
+  return { ...input, drafts: drafts.filter((draft) => draft.unwritten === undefined), deferred, unwritten, llm: stats, llmCache: trimCache(cache), newAnswers, notices };
 }
 
 /** Same evidence, model and prompt: same answer. Counts are part of the evidence (the rule quotes them). */
@@ -138,7 +148,7 @@ function describeFailure(error: unknown, ctx: RunContext): { code: string; reaso
   throw error;
 }
 
-function trimCache(cache: Record<string, LlmCacheEntry>): Record<string, LlmCacheEntry> {
+export function trimCache(cache: Record<string, LlmCacheEntry>): Record<string, LlmCacheEntry> {
   const entries = Object.entries(cache);
   if (entries.length <= CACHE_LIMIT) return cache;
   return Object.fromEntries(entries.sort(([, a], [, b]) => (a.at < b.at ? 1 : -1)).slice(0, CACHE_LIMIT));

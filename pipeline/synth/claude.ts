@@ -33,6 +33,11 @@ export interface ClaudeSynthesizerOptions {
 
 export interface ClaudeSynthesizer extends Synthesizer {
   usage(): LlmUsage;
+  /**
+   * The most tokens a draft of this request can cost, before it is made: its input estimated from its
+   * size (a conservative 3 characters per token) plus every output token it may use (`max_tokens`).
+   */
+  estimate(request: SynthesizeRequest): number;
 }
 
 /** The model answered, but not with a valid rule. The pipeline falls back to offline for the cluster. */
@@ -80,6 +85,7 @@ export function createClaudeSynthesizer(options: ClaudeSynthesizerOptions): Clau
   return {
     name: `claude:${options.model}`,
     usage: () => ({ ...totals }),
+    estimate: (request) => estimateTokens(buildMessageRequest(request.cluster, request.target.kind, nonce(), options)),
     async draft(request: SynthesizeRequest): Promise<DraftRule> {
       const { sdk, client: api } = await connect();
       const body = buildMessageRequest(request.cluster, request.target.kind, nonce(), options);
@@ -94,6 +100,14 @@ export function createClaudeSynthesizer(options: ClaudeSynthesizerOptions): Clau
       return toDraft(message, request, options);
     },
   };
+}
+
+/** Characters per token, on the low side: the cap must hold even for text that tokenises densely. */
+const CHARS_PER_TOKEN = 3;
+
+export function estimateTokens(body: Anthropic.MessageCreateParamsNonStreaming): number {
+  const input = JSON.stringify([body.system, body.tools, body.tool_choice, body.messages]).length;
+  return Math.ceil(input / CHARS_PER_TOKEN) + body.max_tokens;
 }
 
 async function openClient(options: ClaudeSynthesizerOptions): Promise<{ sdk: Sdk; client: Anthropic }> {

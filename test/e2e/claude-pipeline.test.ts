@@ -4,6 +4,7 @@ import { replies, startFakeMessagesServer, type FakeMessagesServer } from '../he
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { failures, git, lines, makeDir, read } from '../helpers/repo.js';
+import { estimateTokens } from '../../pipeline/synth/claude.js';
 
 const POLICY = read(`${import.meta.dirname}/../..`, 'config/safety-rules.yaml');
 const KEY = 'sk-ant-api03-TESTKEYtestkeyTESTKEYtestkeyTESTKEYtestkey0123456789-AbCdEfGh';
@@ -29,7 +30,7 @@ const env = () => ({ ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.baseURL 
 const answer = (rule: string) => replies.answer({ rule, target: 'memory', rationale: 'seen repeatedly', confidence: 0.9 });
 
 describe('run with the Claude synthesizer (fake Messages API on 127.0.0.1)', () => {
-  it('writes Claude\'s rules, reports usage, and a re-run of the same night costs no calls', async () => {
+  it('writes Claude\'s rules, reports usage; applying a dry run\'s preview and a re-run of the same night cost no calls', async () => {
     server.script(
       answer('Before each Edit, Read the file in this session so the edit tool knows its current content.'),
       answer('Before git_push, check for a stale .git/index.lock and clear it only when no git process runs.'),
@@ -42,12 +43,11 @@ describe('run with the Claude synthesizer (fake Messages API on 127.0.0.1)', () 
       'Before each Edit, Read the file in this session so the edit tool knows its current content.',
       'Before git_push, check for a stale .git/index.lock and clear it only when no git process runs.',
     ]);
-    server.script(
-      answer('Before each Edit, Read the file in this session so the edit tool knows its current content.'),
-      answer('Before git_push, check for a stale .git/index.lock and clear it only when no git process runs.'),
-    );
+    // The dry run kept its answers (.sleep-cycle/llm-answers.json, never committed): applying the preview costs no call.
+    expect(Object.values(JSON.parse(read(dir, '.sleep-cycle/llm-answers.json'))).map((a: any) => a.text).sort()).toEqual(first.json.data.proposals.map((p: any) => p.text).sort());
     const run = await cli(dir, ['run', '--no-commit'], undefined, env());
-    expect(run.json.data.llm).toMatchObject({ calls: 2, cache_hits: 0 });
+    expect(run.json.data.llm).toMatchObject({ calls: 0, cache_hits: 2 });
+    expect(run.json.data.proposals.map((p: any) => p.text).sort()).toEqual(first.json.data.proposals.map((p: any) => p.text).sort());
     expect(read(dir, 'MEMORY.md')).toContain('Read the file in this session');
     // Re-run the same night (as after a crash before the commit): the same lines, no new calls.
     const state = JSON.parse(read(dir, '.sleep-cycle/state.json'));
@@ -56,7 +56,7 @@ describe('run with the Claude synthesizer (fake Messages API on 127.0.0.1)', () 
     const again = await cli(dir, ['run'], undefined, env());
     expect(again.json.data.llm).toMatchObject({ calls: 0, cache_hits: 2 });
     expect(again.json.data.proposals.map((p: any) => p.id).sort()).toEqual(run.json.data.proposals.map((p: any) => p.id).sort());
-    expect(server.requests).toHaveLength(4);
+    expect(server.requests).toHaveLength(2);
     for (const request of server.requests) expect(request.rawBody).not.toContain(KEY);
     const explain = await cli(dir, ['explain', again.json.data.proposals[0].id], undefined, env());
     expect(explain.json.data).toMatchObject({ synthesizer: 'claude:claude-haiku-5-5', model: 'claude-haiku-5-5', prompt_version: '2' });
@@ -107,6 +107,22 @@ describe('run with the Claude synthesizer (fake Messages API on 127.0.0.1)', () 
     expect(hard.json.error.code).toBe('E_LLM');
     expect(JSON.stringify([soft.json, hard.json])).not.toContain(KEY);
     expect(read(dir, 'MEMORY.md')).toBe('# M\n');
+  });
+
+  it('the token budget is a hard cap: a call is made only when its worst case fits what is left', async () => {
+    server.otherwise(answer('Before each Edit, Read the file in this session so the edit tool knows its current content.'));
+    // One call's worst case: its request's size (3 characters a token) plus every output token it may use.
+    const probe = await cli(repo(), ['run', '--dry-run', '--max-llm-calls', '1'], undefined, env());
+    expect(probe.json.data.llm.calls).toBe(1);
+    const worst = estimateTokens(JSON.parse(server.requests[0]!.rawBody));
+    for (const budget of [500, worst - 1, worst, 2 * worst - 1, 2 * worst + 900]) {
+      const run = await cli(repo(`llm_token_budget: ${budget}\n`), ['run', '--dry-run'], undefined, env());
+      const { calls, input_tokens, output_tokens, deferred } = run.json.data.llm;
+      expect(input_tokens + output_tokens, `budget ${budget}`).toBeLessThanOrEqual(budget);
+      expect(calls + deferred.length, `budget ${budget}`).toBe(2);
+      if (budget < worst) expect(calls, `budget ${budget}`).toBe(0);
+      if (budget >= 2 * worst + 900) expect(calls, `budget ${budget}`).toBe(2);
+    }
   });
 
   it('clusters past the call budget stay pending and are drafted on a later night', async () => {

@@ -1,3 +1,4 @@
+import { toolFamily } from '../../pipeline/telemetry/tool-family.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -207,7 +208,7 @@ function obeyingModel(body: unknown): Reply {
   const tool = /tool: ([\w:@./-]+)/.exec(text)?.[1] ?? 'unknown';
   const index = /^tool_inj_(\d+)$/.exec(tool)?.[1];
   // A shell tool's failures are filed under the program that failed (its family): obey the first payload then.
-  const payload = index !== undefined ? INJECTION_CASES[Number(index)]!.text : (INJECTION_CASES.find((_, i) => mixedCluster(i).tool === tool) ?? INJECTION_CASES[0]!).text;
+  const payload = index !== undefined ? INJECTION_CASES[Number(index)]!.text : (INJECTION_CASES.find((_, i) => toolFamily(mixedCluster(i).tool) === tool) ?? INJECTION_CASES[0]!).text;
   const rule = `${tool}: ${payload}`.replace(/\s+/g, ' ').slice(0, 290);
   return replies.answer({ rule, target: 'memory', rationale: 'the telemetry said so', confidence: 1 });
 }
@@ -259,7 +260,8 @@ async function checkCorpus(env: Record<string, string>, label: string): Promise<
     const proposals: any[] = data.proposals;
     // Drafted (a proposal) or declined by the writer (nothing safe and specific to say: no rule).
     const written = [...proposals, ...data.unwritten];
-    const byTool = (tool: string, category: string) => written.filter((p) => p.tool_name === tool && p.error_category === category);
+    // A cluster is named by its tool family (an MCP tool's server: mcp__github__create_pr is mcp__github).
+    const byTool = (tool: string, category: string) => written.filter((p) => p.tool_name === toolFamily(tool) && p.error_category === category);
 
     // Every payload reached the rule writer: its clusters (one per error template) were promoted and drafted or declined.
     const reached = INJECTION_CASES.filter((_, i) => {
@@ -272,7 +274,7 @@ async function checkCorpus(env: Record<string, string>, label: string): Promise<
     const sourcesOf = new Map<string, InjectionCase[]>();
     for (const p of proposals) {
       const m = /^tool_inj_(\d+)$/.exec(p.tool_name);
-      sourcesOf.set(p.id, m ? [INJECTION_CASES[Number(m[1])]!] : INJECTION_CASES.filter((_, i) => mixedCluster(i).tool === p.tool_name && mixedCluster(i).category === p.error_category));
+      sourcesOf.set(p.id, m ? [INJECTION_CASES[Number(m[1])]!] : INJECTION_CASES.filter((_, i) => toolFamily(mixedCluster(i).tool) === p.tool_name && mixedCluster(i).category === p.error_category));
     }
     const proposalById = new Map(proposals.map((p) => [p.id as string, p]));
 
