@@ -23,6 +23,7 @@ export const COMMANDS: Record<string, () => Promise<CommandSpec>> = {
   import: async () => (await import('./import-command.js')).importCommandSpec,
   list: async () => (await import('./list-command.js')).listCommandSpec,
   stats: async () => (await import('./stats-command.js')).statsCommandSpec,
+  report: async () => (await import('./report-command.js')).reportCommandSpec,
   decay: async () => (await import('./decay-command.js')).decayCommandSpec,
   'pre-session': async () => (await import('./pre-session-command.js')).preSessionCommandSpec,
   templates: async () => (await import('./templates-command.js')).templatesCommandSpec,

@@ -8,6 +8,7 @@ import {
 import type {
   Baseline, BurnedPattern, Cursor, Effectiveness, LedgerEntry, LlmCacheEntry, PendingCluster, QuarantineEntry, RuleState, State,
 } from './state-types.js';
+import type { NightRecord } from './night-history.js';
 
 /**
  * state.json, field by field. The compiler holds this description to the State types (a field added
@@ -114,4 +115,7 @@ export const stateSchema: Schema<State> = object<State>({
   quarantine: defaulted(record(quarantined, { key: RULE_ID, idField: 'id' }), emptyMap),
   llm_cache: defaulted(record(llmCache, { onBadEntry: 'skip' }), emptyMap),
   templates: optional(minerState),
+  nights: optional(array(object<NightRecord>({
+    time: isoDate, run: string(), failures: integer(), slow: integer(), clusters: record(integer(), { key: CLUSTER_ID }),
+  }))),
 }, 'a JSON object');

@@ -1,3 +1,4 @@
+import type { NightRecord } from './night-history.js';
 import type { Evidence, FollowUp, Signature } from '../model/cluster.js';
 import type { TemplateMinerState } from '../templates/miner-state.js';
 
@@ -170,4 +171,6 @@ export interface State {
   llm_cache: Record<string, LlmCacheEntry>;
   /** The template miner's templates per tool family + category (absent before templates). */
   templates?: TemplateMinerState;
+  /** The last nights' failure counts, for the trend pages (absent before trends; see night-history.ts). */
+  nights?: NightRecord[];
 }

@@ -1,3 +1,4 @@
+import { recordNight, type NightRecord } from '../memory/night-history.js';
 import type { RunContext } from '../context.js';
 import { removeRules } from '../memory/memory-md.js';
 import type { SkillRule } from '../memory/skills-yaml.js';
@@ -187,6 +188,7 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
     pending: { ...input.pending, ...Object.fromEntries([...input.deferred, ...held, ...(input.unwritten ?? []).map((u) => u.cluster)].map((cluster) => [cluster.id, toPending(cluster)])) },
     llm_cache: input.llmCache,
     ...(input.templates && Object.keys(input.templates.scopes).length > 0 ? { templates: input.templates } : {}),
+    ...withNights(recordNight(input.state.nights, input.clusters, options.now, options.runId)),
     rules,
     quarantine,
   };
@@ -203,6 +205,10 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
     changes.push({ path: `${options.settings.state_dir}/state.json`, role: 'state', content: renderState(nextState) });
   }
   return { proposals, changes, nextState, events: fresh, lifecycle, ceiling, commitMessage: commitMessage(proposals, lifecycle, options.now) };
+}
+
+function withNights(nights: NightRecord[] | undefined): { nights?: NightRecord[] } {
+  return nights === undefined || nights.length === 0 ? {} : { nights };
 }
 
 /** MEMORY.md over its ceiling: archive the lowest-weight unpinned derived rules, and rewrite its change. */

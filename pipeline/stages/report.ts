@@ -1,3 +1,6 @@
+import { parseEvents } from '../memory/lifecycle.js';
+import { buildTrends } from '../memory/trends.js';
+import { trendTable } from './trend-table.js';
 import type { RunContext } from '../context.js';
 import type { RepoInfo } from '../io/git.js';
 import { commitSkipReason } from './commit.js';
@@ -31,6 +34,8 @@ export interface ReportInput {
   state: State;
   plan: Plan;
   repo: RepoInfo;
+  /** The audit log before tonight (the trend's rules added, archived and restored per night). */
+  lifecycleText?: string | undefined;
 }
 
 export interface ReportMeta {
@@ -58,6 +63,7 @@ export function renderReport(input: ReportInput, meta: ReportMeta): string {
   const mode = meta.dryRun ? 'dry run: nothing was written but this report' : 'applied';
   out.push('# Proposed memory updates', '', `_sleep-cycle ${meta.runId} at ${meta.now.toISOString()} (${mode})._`, '');
   summary(out, input, meta);
+  trend(out, input, meta);
   proposals(out, input, meta, false);
   proposals(out, input, meta, true);
   unwrittenClusters(out, input);
@@ -91,6 +97,13 @@ function summary(out: string[], input: ReportInput, meta: ReportMeta): void {
   if (input.notices.length > 0) {
     out.push('### Notices', '', ...input.notices.map((notice) => `- ${escapeInline(notice)}`), '');
   }
+}
+
+/** Failures over the last nights, tonight included (tonight is recorded only when the run applies). */
+function trend(out: string[], input: ReportInput, meta: ReportMeta): void {
+  const events = [...parseEvents(input.lifecycleText), ...input.plan.events];
+  const table = trendTable(buildTrends(input.plan.nextState, events, meta.now));
+  if (table !== '') out.push('## Trend', '', table);
 }
 
 function proposals(out: string[], input: ReportInput, meta: ReportMeta, quarantined: boolean): void {

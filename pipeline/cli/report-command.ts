@@ -1,0 +1,42 @@
+import { Option } from 'commander';
+import { resolve } from 'node:path';
+import { parseEvents } from '../memory/lifecycle.js';
+import { buildTrends, type Trends } from '../memory/trends.js';
+import type { CliDeps } from './context-from-options.js';
+import { openRepo } from './open-repo.js';
+import { printSuccess } from './output.js';
+import { nowOption } from './run-command.js';
+import type { CommandSpec } from './command-spec.js';
+import { renderTrendsHtml } from './trends-html.js';
+import { trendTable } from '../stages/trend-table.js';
+
+export interface ReportOptions {
+  root?: string;
+  json?: boolean;
+  now?: string;
+  html?: string;
+}
+
+/** Read-only: the trends over nights (failures, the lifecycle, each rule before and after), as text, JSON or a page. */
+export async function reportCommand(options: ReportOptions, deps: CliDeps): Promise<number> {
+  const { ctx, loaded } = await openRepo(options.root, deps, options.now);
+  const trends = buildTrends(loaded.state, parseEvents(loaded.lifecycleText), ctx.now);
+  let written: string | null = null;
+  if (options.html !== undefined) {
+    written = resolve(deps.cwd, options.html);
+    await ctx.fs.writeAtomic(written, renderTrendsHtml(trends, `sleep-cycle trends — ${ctx.now.toISOString().slice(0, 10)}`));
+  }
+  return printSuccess(deps, Boolean(options.json), { ...trends, html: written }, () => renderText(trends, written));
+}
+
+function renderText(trends: Trends, written: string | null): string {
+  const table = trendTable(trends);
+  return `${table === '' ? 'No night recorded yet.\n' : table}${written ? `\nwrote ${written}\n` : ''}`;
+}
+
+export const reportCommandSpec: CommandSpec = {
+  name: 'report',
+  description: 'trends over nights: failures per night and cluster, rules added/archived/restored, each rule before and after (read-only; --html <file> writes a page)',
+  options: [new Option('--html <file>', 'write a self-contained HTML page with the plots (inline SVG, no network)'), nowOption()],
+  action: (_args, options, deps) => reportCommand(options, deps),
+};
