@@ -6,8 +6,9 @@ import {
   type Schema,
 } from './schema.js';
 import type {
-  Baseline, BurnedPattern, Cursor, Effectiveness, LedgerEntry, LlmCacheEntry, PendingCluster, QuarantineEntry, RuleState, State,
+  Baseline, BurnedPattern, Cursor, Effectiveness, LedgerEntry, LlmCacheEntry, PendingCluster, QuarantineEntry, RuleState, SaidByHuman, State,
 } from './state-types.js';
+import type { EmbeddingCacheEntry } from './similarity.js';
 
 /**
  * state.json, field by field. The compiler holds this description to the State types (a field added
@@ -85,6 +86,7 @@ const rule: Schema<LedgerEntry> = object<LedgerEntry>({
   supersedes: optional(nullable(ruleId)), superseded_by: optional(nullable(ruleId)),
   archive_reason: optional(nullable(string())), policy_checked: optional(string()),
   template: optional(nullable(string())), template_id: optional(nullable(string())), covers: optional(array(clusterId)),
+  near_duplicates: optional(array(clusterId)),
 });
 
 const quarantined: Schema<QuarantineEntry> = object<QuarantineEntry>({
@@ -95,6 +97,12 @@ const quarantined: Schema<QuarantineEntry> = object<QuarantineEntry>({
 });
 
 const burned: Schema<BurnedPattern> = object<BurnedPattern>({ rule_id: nullable(ruleId), reason: string(), at: isoDate, until: optional(nullable(isoDate)) });
+
+const saidByHuman: Schema<SaidByHuman> = object<SaidByHuman>({
+  file: string(), line: integer(1), text_sha: string(), score: number(0, 1), rule_text: string(), at: isoDate,
+});
+
+const embedding: Schema<EmbeddingCacheEntry> = object<EmbeddingCacheEntry>({ model: string(), vector: string(), at: isoDate });
 
 const llmCache: Schema<LlmCacheEntry> = object<LlmCacheEntry>({ text: string(), model: string(), prompt_version: string(), notes: strings, at: isoDate });
 
@@ -114,4 +122,6 @@ export const stateSchema: Schema<State> = object<State>({
   quarantine: defaulted(record(quarantined, { key: RULE_ID, idField: 'id' }), emptyMap),
   llm_cache: defaulted(record(llmCache, { onBadEntry: 'skip' }), emptyMap),
   templates: optional(minerState),
+  said_by_human: optional(record(saidByHuman, { key: CLUSTER_ID, onBadEntry: 'skip' })),
+  embeddings: optional(record(embedding, { onBadEntry: 'skip' })),
 }, 'a JSON object');
