@@ -1,3 +1,4 @@
+import { ruleParts } from './rule-parts.js';
 import type { Similarity } from './similarity.js';
 
 /** A line (or wrapped bullet) a human wrote in a memory file; `line` is 1-based, as an editor shows it. */
@@ -46,9 +47,9 @@ export async function findNearDuplicates(
   if (drafts.length === 0) return found;
   const texts = drafts.map((d) => d.text);
   const [toRules, toHuman, toDrafts] = await Promise.all([
-    similarity.scores(texts, rules.map((r) => r.text)),
-    similarity.scores(texts, human.map((h) => h.text)),
-    similarity.scores(texts, texts),
+    subjectScores(similarity, texts, rules.map((r) => r.text)),
+    subjectScores(similarity, texts, human.map((h) => h.text)),
+    subjectScores(similarity, texts, texts),
   ]);
   const kept: number[] = [];
   drafts.forEach((draft, i) => {
@@ -57,6 +58,25 @@ export async function findNearDuplicates(
     else kept.push(i);
   });
   return found;
+}
+
+/**
+ * Scores that respect what a rule is about. Two offline rules about different tools say the same only if
+ * their advice does (`Read` and `python` both told to confirm a path exists); a bare fact about one tool
+ * ("`tool_a` fails with `…`") never repeats a fact about another, however alike the wording. Texts
+ * without the offline shape (Claude's rules, human lines) are compared whole.
+ */
+export async function subjectScores(similarity: Similarity, candidates: readonly string[], references: readonly string[]): Promise<number[][]> {
+  const whole = await similarity.scores(candidates, references);
+  const a = candidates.map(ruleParts);
+  const b = references.map(ruleParts);
+  const crossTool = (i: number, j: number) => a[i]!.tool !== null && b[j]!.tool !== null && a[i]!.tool !== b[j]!.tool;
+  if (!candidates.some((_, i) => references.some((_, j) => crossTool(i, j)))) return whole;
+  const advice = await similarity.scores(a.map((p) => p.advice ?? ''), b.map((p) => p.advice ?? ''));
+  return whole.map((row, i) => row.map((score, j) => {
+    if (!crossTool(i, j)) return score;
+    return a[i]!.advice === null || b[j]!.advice === null ? 0 : advice[i]![j]!;
+  }));
 }
 
 interface Candidates {

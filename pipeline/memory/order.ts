@@ -42,12 +42,16 @@ export function orderTargets(
   return out;
 }
 
-/** A skill file's derived_rules in rank order: taken out and put back in that order, when it differs. */
 function orderSkill(text: string, skill: string, path: string, rules: Record<string, LedgerEntry>, target: string): string {
+  return orderSkillRules(text, skill, path, rankRules(rules, target), (id) => rules[id]?.cluster_id ?? '');
+}
+
+/** A skill file's derived_rules in this order (ids not in it after, as they were): taken out and put back, when it differs. */
+export function orderSkillRules(text: string, skill: string, path: string, order: readonly string[], clusterOf: (id: string) => string): string {
   const present = parseSkillRules(text, path);
-  const rank = new Map(rankRules(rules, target).map((id, i) => [id, i]));
+  const rank = new Map(order.map((id, i) => [id, i]));
   const sorted = present.map((rule, i) => ({ rule, i })).sort((a, b) => (rank.get(a.rule.id) ?? rank.size + a.i) - (rank.get(b.rule.id) ?? rank.size + b.i));
   if (sorted.every((item, i) => item.i === i)) return text;
   const without = removeSkillRules(text, path, new Set(present.map((rule) => rule.id)));
-  return addSkillRules(without, skill, path, sorted.map(({ rule }) => ({ ...rule, cluster: rules[rule.id]?.cluster_id ?? '' })));
+  return addSkillRules(without, skill, path, sorted.map(({ rule }) => ({ ...rule, cluster: clusterOf(rule.id) })));
 }

@@ -38,9 +38,11 @@ export function ruleWords(text: string): string[] {
     .replace(COUNTS, ' ')
     .replace(/<\*>/g, ' ')
     .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((word) => word.length > 1 && !/^\d+$/.test(word) && !STOP_WORDS.has(word))
-    .map(stem);
+    // Identifiers stay whole (`git_push`, `tool_12`, `index.lock`): a rule about another tool is another rule.
+    .split(/[^a-z0-9_.\-]+/)
+    .map((word) => word.replace(/^[._-]+|[._-]+$/g, ''))
+    .filter((word) => word.length > 1 && !/^[\d.]+$/.test(word) && !STOP_WORDS.has(word))
+    .map((word) => (/[_.\-]/.test(word) ? word : stem(word)));
 }
 
 /** Words count once each, word pairs (in order) half as much: order carries some meaning, not most. */
