@@ -128,6 +128,6 @@ export function describeMatch(match: DuplicateMatch, method: string): string {
     case 'human':
       return `already said in ${match.file} line ${match.line} (${score}): the cluster is covered`;
     case 'predecessor':
-      return `repeats the rule it would replace, ${match.rule_id} (${score}): not a rewrite`;
+      return `repeats the rule it would replace, ${match.rule_id} (${score}): not a rewrite; its failures count against ${match.rule_id}, which needs a human or Claude`;
   }
 }

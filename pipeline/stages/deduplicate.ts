@@ -18,7 +18,7 @@ export interface Duplicate {
 }
 
 export interface Deduplicated {
-  /** Draft id -> what it repeats. Plan writes none of these; `predecessor` repeats wait for a human. */
+  /** Draft id -> what it repeats. Plan writes none of these. */
   duplicates: Record<string, Duplicate>;
 }
 
@@ -29,7 +29,6 @@ interface DeduplicateInput {
   memoryText: string | undefined;
   claudeText?: string | undefined;
   recurrences?: Recurrence[];
-  unwritten?: { cluster: PromotedCluster; reason: string }[];
 }
 
 /**
@@ -37,7 +36,8 @@ interface DeduplicateInput {
  * wrote in MEMORY.md (and CLAUDE.md). A near duplicate of a rule corroborates that rule (its counts and
  * evidence grow, the recurrence reinforces it, and it covers the cluster from now on); a near duplicate
  * of a draft written tonight joins that draft's rule; a human line that already says it covers the
- * cluster; a rewrite that repeats the rule it was meant to replace is not written.
+ * cluster; a rewrite that repeats the rule it was meant to replace is not written (its failures are
+ * recorded against that rule, which stays flagged for a human).
  */
 export async function deduplicate<I extends DeduplicateInput>(input: I, ctx: RunContext): Promise<I & Deduplicated> {
   const drafts = candidates(input);
@@ -80,12 +80,11 @@ function humanText(input: DeduplicateInput, memoryFile: string): HumanLine[] {
   return [...lines(memoryFile, input.memoryText), ...lines('CLAUDE.md', input.claudeText)];
 }
 
-/** Turns the matches into state: corroborated rules, merged clusters, covered clusters, rewrites that wait. */
+/** Turns the matches into state: corroborated rules, merged clusters, covered clusters, rewrites refused. */
 function applyMatches(input: DeduplicateInput, found: Map<string, DuplicateMatch>, options: { at: string; sampleSize: number; method: string }) {
   const { at, sampleSize } = options;
   let state = input.state;
   const recurrences = [...(input.recurrences ?? [])];
-  const unwritten = [...(input.unwritten ?? [])];
   const clusterOf = new Map(input.reviewed.map((item) => [item.draft.id, input.promoted.find((c) => c.id === item.draft.clusterId)!]));
   let promoted = input.promoted;
   for (const [id, match] of found) {
@@ -99,11 +98,12 @@ function applyMatches(input: DeduplicateInput, found: Map<string, DuplicateMatch
       const said = { file: match.file, line: match.line, text_sha: textSha(match.text), score: round(match.score), rule_text: input.reviewed.find((r) => r.draft.id === id)!.draft.text, at };
       state = { ...state, said_by_human: { ...state.said_by_human, [cluster.id]: said } };
     } else {
-      unwritten.push({ cluster, reason: `its rewrite ${describeMatch(match, options.method)}; a human or Claude must say it differently` });
+      // No rewrite: the failures still count against the rule they were meant to replace, so its
+      // effectiveness keeps measuring them (the report lists it for a human).
+      recurrences.push({ rule_id: match.rule_id, cluster_id: cluster.id, count: cluster.count, last_seen: cluster.last_seen });
     }
   }
-  const reviewed = input.reviewed.filter((item) => found.get(item.draft.id)?.kind !== 'predecessor');
-  return { state, recurrences, unwritten, promoted, reviewed };
+  return { state, recurrences, promoted };
 }
 
 function round(score: number): number {

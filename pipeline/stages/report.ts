@@ -13,6 +13,8 @@ import type { LlmRunStats } from './synthesize.js';
 import { logLocation } from '../model/log-location.js';
 import { targetPath } from '../model/rule-target.js';
 
+import type { Duplicate } from './deduplicate.js';
+
 export interface ReportInput {
   lines: LineCounts;
   invalidSamples: InvalidLine[];
@@ -31,6 +33,8 @@ export interface ReportInput {
   state: State;
   plan: Plan;
   repo: RepoInfo;
+  /** Drafts that repeat a rule, tonight's earlier draft or a human line (see deduplicate). */
+  duplicates?: Record<string, Duplicate>;
 }
 
 export interface ReportMeta {
@@ -118,7 +122,10 @@ function proposals(out: string[], input: ReportInput, meta: ReportMeta, quaranti
       const fired = verdict.violations.map((v) => `${v.severity} \`${v.ruleId}\` (${escapeInline(v.reason)})`).join('; ');
       out.push(`- safety: **${verdict.verdict}** after ${verdict.evaluated.length} policy rules${fired ? `: ${fired}` : ''}`);
     }
-    for (const reason of proposal.reasons.filter((r) => !verdict?.violations.some((v) => r.includes(v.ruleId)))) {
+    // Our own words (a rule id, a file name from the settings, a line number): shown as they are, never withheld.
+    const duplicate = input.duplicates?.[proposal.id];
+    if (duplicate && proposal.status === 'duplicate') out.push(`- not written: ${escapeInline(duplicate.reason)}`);
+    for (const reason of proposal.reasons.filter((r) => !verdict?.violations.some((v) => r.includes(v.ruleId)) && r !== duplicate?.reason)) {
       out.push(`- note: ${withheldIfInstructionLike(reason, 'note')}`);
     }
     if (cluster) evidenceTable(out, cluster.samples);
