@@ -236,24 +236,22 @@ export function humanLines(text: string): { line: number; text: string }[] {
 }
 
 /**
- * The section's rule bullets put in this order (ids first in `order`, the rest after them in their
- * current order). Only the bullets move, each into the slot of another: every other line, and every
- * line ending, stays where it was.
+ * The section's rule bullets put in this order. Only the bullets whose id is in `order` move, each into
+ * the slot of another; a bullet sleep-cycle does not know (written by hand with an id) keeps its place,
+ * as does every other line and every line ending.
  */
 export function orderRules(text: string, order: readonly string[]): string {
   const scan = scanMemory(text);
   if (!scan.section) return text;
+  const rank = new Map(order.map((id, i) => [id, i]));
   const slots: { line: Line; id: string }[] = [];
   for (let i = scan.section.heading + 1; i < scan.section.end; i++) {
     const line = scan.lines[i]!;
     const match = line.fenced ? null : RULE_LINE.exec(line.text);
-    if (match) slots.push({ line, id: match[2]! });
+    if (match && rank.has(match[2]!)) slots.push({ line, id: match[2]! });
   }
-  const rank = new Map(order.map((id, i) => [id, i]));
-  const sorted = slots
-    .map((slot, i) => ({ ...slot, i }))
-    .sort((a, b) => (rank.get(a.id) ?? order.length + a.i) - (rank.get(b.id) ?? order.length + b.i));
-  if (sorted.every((slot, i) => slot.i === i)) return text;
+  const sorted = [...slots].sort((a, b) => rank.get(a.id)! - rank.get(b.id)!);
+  if (sorted.every((slot, i) => slot === slots[i])) return text;
   let out = '';
   let at = 0;
   slots.forEach((slot, i) => {

@@ -46,12 +46,15 @@ function orderSkill(text: string, skill: string, path: string, rules: Record<str
   return orderSkillRules(text, skill, path, rankRules(rules, target), (id) => rules[id]?.cluster_id ?? '');
 }
 
-/** A skill file's derived_rules in this order (ids not in it after, as they were): taken out and put back, when it differs. */
+/** A skill file's derived_rules in this order: taken out and put back, when it differs. */
 export function orderSkillRules(text: string, skill: string, path: string, order: readonly string[], clusterOf: (id: string) => string): string {
   const present = parseSkillRules(text, path);
   const rank = new Map(order.map((id, i) => [id, i]));
-  const sorted = present.map((rule, i) => ({ rule, i })).sort((a, b) => (rank.get(a.rule.id) ?? rank.size + a.i) - (rank.get(b.rule.id) ?? rank.size + b.i));
-  if (sorted.every((item, i) => item.i === i)) return text;
+  // Items sleep-cycle does not know keep their place; the known ones are put in order around them.
+  const known = present.filter((rule) => rank.has(rule.id)).sort((a, b) => rank.get(a.id)! - rank.get(b.id)!);
+  let next = 0;
+  const sorted = present.map((rule, i) => ({ rule: rank.has(rule.id) ? known[next++]! : rule, i }));
+  if (sorted.every((item) => item.rule === present[item.i])) return text;
   const without = removeSkillRules(text, path, new Set(present.map((rule) => rule.id)));
   return addSkillRules(without, skill, path, sorted.map(({ rule }) => ({ ...rule, cluster: clusterOf(rule.id) })));
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseMemory } from '../../pipeline/memory/memory-md.js';
 import type { State } from '../../pipeline/memory/state.js';
-import { cli } from '../helpers/in-process.js';
+import { cli, sc } from '../helpers/in-process.js';
 import { event, git, lines, makeDir } from '../helpers/repo.js';
 import { writeTinyModel } from '../helpers/tiny-embedder.js';
 
@@ -41,7 +41,10 @@ describe('lean memory (issue 15, item 5)', () => {
     expect(ledger.hits).toBe(4);
     expect(ledger.last_reinforced).toBe('2026-11-20T10:03:00.000Z');
     expect(ledger.provenance.evidence.some((e) => e.message.includes('ENOENT'))).toBe(true);
-    expect(readFileSync(join(dir, 'proposed_memory_updates.md'), 'utf8')).toContain(`near duplicate of ${rule.id}`);
+    expect(readFileSync(join(dir, 'proposed_memory_updates.md'), 'utf8')).toContain(`not written: near duplicate of ${rule.id}`);
+    const explain = await sc(dir, ['explain', rule.id], { now: '2026-11-20T23:30:00Z' });
+    expect(explain.stdout).toContain(`seen 7 times`);
+    expect(explain.stdout).toContain(`corroborated by 1 other cluster whose rule would have said the same: ${dup.cluster_id}`);
 
     // The corroborating cluster recurs: covered by the rule, not drafted again.
     appendFileSync(join(dir, 'logs/telemetry.jsonl'), lines(...reads('2026-11-21', "ENOENT: no such file or directory, open '/repo/src/b.ts'", 3)));
