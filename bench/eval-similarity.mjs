@@ -3,7 +3,7 @@
 // that would maximise F1 on this set (calibration). The embeddings row needs the model on disk (no
 // network here): it is skipped, with the reason, when the model folder is absent.
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 export async function evaluateSimilarity(repo, env = process.env) {
@@ -19,7 +19,7 @@ export async function evaluateSimilarity(repo, env = process.env) {
   const lexicalThreshold = SETTINGS.similarity_threshold_lexical.default;
   const rows = [row('lexical', pairs, await score(lexicalMethod(lexicalThreshold)), lexicalThreshold)];
   const model = env.SLEEP_CYCLE_EMBEDDING_MODEL ?? SETTINGS.embedding_model.default;
-  const modelPath = join(repo, env.SLEEP_CYCLE_EMBEDDING_MODEL_PATH ?? SETTINGS.embedding_model_path.default);
+  const modelPath = resolve(repo, env.SLEEP_CYCLE_EMBEDDING_MODEL_PATH ?? SETTINGS.embedding_model_path.default);
   if (!existsSync(join(modelPath, model))) {
     rows.push({ method: 'embeddings', model, skipped: `no local model at ${join(modelPath, model)} (no network here; put the model there or set SLEEP_CYCLE_EMBEDDING_MODEL_PATH)` });
   } else {
