@@ -5,7 +5,7 @@ import { humanLines } from '../memory/memory-md.js';
 import { describeMatch, findNearDuplicates, type DraftText, type DuplicateMatch, type HumanLine } from '../memory/near-duplicates.js';
 import { corroborate, mergeDraftClusters } from '../memory/corroborate.js';
 import { embeddingMethod, lexicalMethod, type EmbeddingCache, type Similarity } from '../memory/similarity.js';
-import { IN_TARGET, type State } from '../memory/state.js';
+import { IN_ARCHIVE, IN_TARGET, type State } from '../memory/state.js';
 import { textSha } from '../model/rule-id.js';
 import type { PromotedCluster, Recurrence } from '../model/cluster.js';
 import type { ReviewedDraft } from './validate.js';
@@ -34,7 +34,8 @@ interface DeduplicateInput {
 /**
  * deduplicate: before a rule is added, it is compared with every rule in memory and with what humans
  * wrote in MEMORY.md (and CLAUDE.md). A near duplicate of a rule corroborates that rule (its counts and
- * evidence grow, the recurrence reinforces it, and it covers the cluster from now on); a near duplicate
+ * evidence grow, the recurrence reinforces it — or restores it when archived — and it covers the cluster
+ * from now on); a near duplicate
  * of a draft written tonight joins that draft's rule; a human line that already says it covers the
  * cluster; a rewrite that repeats the rule it was meant to replace is not written (its failures are
  * recorded against that rule, which stays flagged for a human).
@@ -44,8 +45,9 @@ export async function deduplicate<I extends DeduplicateInput>(input: I, ctx: Run
   if (drafts.length === 0) return { ...input, duplicates: {} };
   const cache: EmbeddingCache = { ...(input.state.embeddings ?? {}) };
   const similarity = await similarityOf(ctx, cache);
+  // Archived rules too: a recurrence restores one (see decay) instead of writing its twin.
   const rules = Object.values(input.state.rules)
-    .filter((rule) => IN_TARGET.includes(rule.state) && rule.status !== 'refined' && rule.status !== 'invalidated')
+    .filter((rule) => [...IN_TARGET, ...IN_ARCHIVE].includes(rule.state) && rule.status !== 'refined' && rule.status !== 'invalidated')
     .sort((a, b) => (a.id < b.id ? -1 : 1))
     .map((rule) => ({ id: rule.id, text: rule.text }));
   const human = humanText(input, ctx.settings.memory_file);

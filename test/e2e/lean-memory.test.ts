@@ -54,6 +54,19 @@ describe('lean memory (issue 15, item 5)', () => {
     expect(state(dir).rules[rule.id]!.hits).toBe(4 + 3);
   });
 
+  it('a near duplicate of an archived rule restores it instead of writing its twin', async () => {
+    const dir = makeDir({ 'MEMORY.md': HUMAN, 'logs/telemetry.jsonl': lines(...reads('2026-11-19', 'File does not exist.')) }, { git: true });
+    const [rule] = (await cli(dir, ['run'], '2026-11-19T23:00:00Z')).json.data.proposals;
+    await cli(dir, ['decay'], '2027-06-01T00:00:00Z');
+    expect(state(dir).rules[rule.id]!.state).toBe('archived');
+    expect(parseMemory(memory(dir)).rules).toEqual([]);
+    appendFileSync(join(dir, 'logs/telemetry.jsonl'), lines(...reads('2027-06-02', "ENOENT: no such file or directory, open '/repo/c.ts'", 3)));
+    const run = await cli(dir, ['run'], '2027-06-02T23:00:00Z');
+    expect(run.json.data.proposals).toEqual([expect.objectContaining({ status: 'duplicate' })]);
+    expect(state(dir).rules[rule.id]!.state).toBe('active');
+    expect(parseMemory(memory(dir)).rules.map((r) => r.id)).toEqual([rule.id]);
+  });
+
   it('a human line that already says it covers the cluster ("already said in MEMORY.md line N") until the line changes', async () => {
     const said = 'Before reading a file, confirm the path exists (list or search the directory) instead of guessing file names.';
     const dir = makeDir({ 'MEMORY.md': `# Project memory\n\n## Gotchas\n\n- ${said}\n\n## Derived Rules\n`, 'logs/telemetry.jsonl': lines(...reads('2026-11-19', 'File does not exist.')) }, { git: true });
