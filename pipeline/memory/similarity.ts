@@ -1,5 +1,5 @@
 import { textSha } from '../model/rule-id.js';
-import { lexicalSimilarity } from './similarity-lexical.js';
+import { cosine, lexicalVector } from './similarity-lexical.js';
 
 /**
  * One port, two methods, for "does this rule say what that text already says": `lexical` (words, no
@@ -35,7 +35,12 @@ export function lexicalMethod(threshold: number): Similarity {
   return {
     method: 'lexical',
     threshold,
-    scores: async (candidates, references) => candidates.map((c) => references.map((r) => lexicalSimilarity(c, r))),
+    async scores(candidates, references) {
+      // Each text's vector once, not once per pair: a flood night compares hundreds of drafts with each other.
+      const vectors = new Map<string, Map<string, number>>();
+      const vectorOf = (text: string) => vectors.get(text) ?? vectors.set(text, lexicalVector(text)).get(text)!;
+      return candidates.map((c) => references.map((r) => cosine(vectorOf(c), vectorOf(r))));
+    },
   };
 }
 
