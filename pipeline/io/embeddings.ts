@@ -43,8 +43,13 @@ export async function openEmbedder(options: EmbedderOptions): Promise<Embedder> 
     model: options.model,
     async embed(texts) {
       if (texts.length === 0) return [];
-      const output = await extractor([...texts], { pooling: 'mean', normalize: true });
-      return output.tolist() as number[][];
+      try {
+        const output = await extractor([...texts], { pooling: 'mean', normalize: true });
+        return output.tolist() as number[][];
+      } catch (error) {
+        // A model that loads but cannot run (wrong inputs, a broken graph) is as unusable as a missing one.
+        throw missingModel(options, `it loaded but failed to embed: ${firstLine(error)}`);
+      }
     },
   };
 }
@@ -55,7 +60,7 @@ function missingModel(options: EmbedderOptions, found: string): SleepCycleError 
     : 'Put the model there (config.json, tokenizer.json and onnx/model.onnx), set embedding_allow_remote: true to download it once, or set similarity: lexical.';
   return new SleepCycleError(
     'E_CONFIG',
-    `similarity: embeddings needs the model "${options.model}" under ${options.modelPath}, but it could not be loaded (${found}). ${remote}`,
+    `similarity: embeddings needs the model "${options.model}" under ${options.modelPath}, but it could not be used (${found}). ${remote}`,
     { key: 'embedding_model', model: options.model, path: options.modelPath },
   );
 }

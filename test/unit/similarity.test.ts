@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -111,6 +112,13 @@ describe('embeddings', () => {
       embeddingMethod(embedder, 0.8, {}, new Date(0), 10),
     );
     expect(found.get('r-1')).toMatchObject({ kind: 'rule', rule_id: 'r-3' });
+  });
+
+  it('a broken model file is an E_CONFIG too, not a crash', { timeout: 60_000 }, async () => {
+    const root = tempDir('broken-model-');
+    const tiny = writeTinyModel(root, ['lock']);
+    writeFileSync(join(root, tiny.model, 'onnx', 'model.onnx'), 'not an onnx graph');
+    await expect(openEmbedder({ model: tiny.model, modelPath: root, allowRemote: false })).rejects.toMatchObject({ code: 'E_CONFIG', message: expect.stringContaining('could not be used') });
   });
 
   it('a missing model is an E_CONFIG that says where it was looked for, and nothing is downloaded', async () => {
