@@ -54,6 +54,26 @@ describe('lean memory (issue 15, item 5)', () => {
     expect(state(dir).rules[rule.id]!.hits).toBe(4 + 3);
   });
 
+  it('two clusters whose drafts say the same on one night become one bullet that covers both', async () => {
+    const night = [...reads('2026-11-19', 'File does not exist.'), ...reads('2026-11-19', "ENOENT: no such file or directory, open '/repo/x.ts'", 4)];
+    const dir = makeDir({ 'MEMORY.md': HUMAN, 'logs/telemetry.jsonl': lines(...night) }, { git: true });
+    const run = await cli(dir, ['run'], '2026-11-19T23:00:00Z');
+    const proposals: { id: string; cluster_id: string; status: string; reasons: string[] }[] = run.json.data.proposals;
+    const applied = proposals.filter((p) => p.status === 'applied');
+    const joined = proposals.filter((p) => p.status === 'duplicate');
+    expect(applied).toHaveLength(1);
+    expect(joined).toHaveLength(1);
+    expect(joined[0]!.reasons.join('\n')).toContain(`near duplicate of tonight's ${applied[0]!.id}`);
+    expect(parseMemory(memory(dir)).rules.map((r) => r.id)).toEqual([applied[0]!.id]);
+    const rule = state(dir).rules[applied[0]!.id]!;
+    expect(rule.near_duplicates).toEqual([joined[0]!.cluster_id]);
+    expect(rule.provenance.count).toBe(7);
+    appendFileSync(join(dir, 'logs/telemetry.jsonl'), lines(...reads('2026-11-20', "ENOENT: no such file or directory, open '/repo/y.ts'", 3)));
+    const next = await cli(dir, ['run'], '2026-11-20T23:00:00Z');
+    expect(next.json.data.proposals).toEqual([]);
+    expect(state(dir).rules[applied[0]!.id]!.hits).toBe(3);
+  });
+
   it('a near duplicate of an archived rule restores it instead of writing its twin', async () => {
     const dir = makeDir({ 'MEMORY.md': HUMAN, 'logs/telemetry.jsonl': lines(...reads('2026-11-19', 'File does not exist.')) }, { git: true });
     const [rule] = (await cli(dir, ['run'], '2026-11-19T23:00:00Z')).json.data.proposals;
