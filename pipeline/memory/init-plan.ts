@@ -47,6 +47,8 @@ hook-pending.json.lock
 hook-rejects.jsonl
 imported.json
 preview.md
+# Local embedding models (similarity: embeddings): tens of MB, fetched per machine.
+models/
 `;
 
 const LOGS_IGNORE = `# sleep-cycle: telemetry stays on this machine (init --logs ignore).
