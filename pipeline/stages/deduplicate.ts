@@ -9,6 +9,7 @@ import { IN_ARCHIVE, IN_TARGET, type State } from '../memory/state.js';
 import { textSha } from '../model/rule-id.js';
 import type { PromotedCluster, Recurrence } from '../model/cluster.js';
 import type { ReviewedDraft } from './validate.js';
+import { finalRuleText } from '../synth/rule-text.js';
 
 /** A draft that repeats what memory already says, and what that means for it (see plan). */
 export interface Duplicate {
@@ -54,7 +55,8 @@ export async function deduplicate<I extends DeduplicateInput>(input: I, ctx: Run
   const found = await findNearDuplicates(drafts, rules, human, similarity);
   const duplicates: Record<string, Duplicate> = {};
   for (const [id, match] of found) duplicates[id] = { match, reason: describeMatch(match, similarity.method) };
-  const applied = applyMatches(input, found, { at: ctx.now.toISOString(), sampleSize: ctx.settings.sample_size, method: similarity.method });
+  const texts = new Map(drafts.map((draft) => [draft.id, draft.text]));
+  const applied = applyMatches(input, found, { at: ctx.now.toISOString(), sampleSize: ctx.settings.sample_size, texts });
   const state: State = { ...applied.state, ...(similarity.method === 'embeddings' ? { embeddings: cache } : {}) };
   return { ...input, ...applied, state, duplicates };
 }
@@ -66,7 +68,8 @@ function candidates(input: DeduplicateInput): DraftText[] {
     .filter((item) => item.accepted && !IN_TARGET.includes(input.state.rules[item.draft.id]?.state ?? 'rejected'))
     .map(({ draft }) => {
       const refines = clusters.get(draft.clusterId)?.refines?.rule_id;
-      return { id: draft.id, cluster_id: draft.clusterId, text: draft.text, ...(refines ? { refines } : {}) };
+      // The text as plan would write it (one line, redacted): compared, and kept in state, only in that form.
+      return { id: draft.id, cluster_id: draft.clusterId, text: finalRuleText(draft.text), ...(refines ? { refines } : {}) };
     });
 }
 
@@ -83,11 +86,12 @@ function humanText(input: DeduplicateInput, memoryFile: string): HumanLine[] {
 }
 
 /** Turns the matches into state: corroborated rules, merged clusters, covered clusters, rewrites refused. */
-function applyMatches(input: DeduplicateInput, found: Map<string, DuplicateMatch>, options: { at: string; sampleSize: number; method: string }) {
+function applyMatches(input: DeduplicateInput, found: Map<string, DuplicateMatch>, options: { at: string; sampleSize: number; texts: Map<string, string> }) {
   const { at, sampleSize } = options;
   let state = input.state;
   const recurrences = [...(input.recurrences ?? [])];
-  const clusterOf = new Map(input.reviewed.map((item) => [item.draft.id, input.promoted.find((c) => c.id === item.draft.clusterId)!]));
+  const clusters = new Map(input.promoted.map((cluster) => [cluster.id, cluster]));
+  const clusterOf = new Map(input.reviewed.map((item) => [item.draft.id, clusters.get(item.draft.clusterId)!]));
   let promoted = input.promoted;
   for (const [id, match] of found) {
     const cluster = clusterOf.get(id)!;
@@ -97,7 +101,7 @@ function applyMatches(input: DeduplicateInput, found: Map<string, DuplicateMatch
     } else if (match.kind === 'draft') {
       promoted = mergeDraftClusters(promoted, clusterOf.get(match.rule_id)!.id, cluster, sampleSize);
     } else if (match.kind === 'human') {
-      const said = { file: match.file, line: match.line, text_sha: textSha(match.text), score: round(match.score), rule_text: input.reviewed.find((r) => r.draft.id === id)!.draft.text, at };
+      const said = { file: match.file, line: match.line, text_sha: textSha(match.text), score: round(match.score), rule_text: options.texts.get(id)!, at };
       state = { ...state, said_by_human: { ...state.said_by_human, [cluster.id]: said } };
     } else {
       // No rewrite: the failures still count against the rule they were meant to replace, so its
