@@ -14,6 +14,8 @@ import { finalRuleText } from '../synth/rule-text.js';
 /** A draft that repeats what memory already says, and what that means for it (see plan). */
 export interface Duplicate {
   match: DuplicateMatch;
+  /** The similarity method that found it (`lexical` or `embeddings`). */
+  method: string;
   /** One line for the report and `run --json`. */
   reason: string;
 }
@@ -54,7 +56,7 @@ export async function deduplicate<I extends DeduplicateInput>(input: I, ctx: Run
   const human = humanText(input, ctx.settings.memory_file);
   const found = await findNearDuplicates(drafts, rules, human, similarity);
   const duplicates: Record<string, Duplicate> = {};
-  for (const [id, match] of found) duplicates[id] = { match, reason: describeMatch(match, similarity.method) };
+  for (const [id, match] of found) duplicates[id] = { match, method: similarity.method, reason: describeMatch(match, similarity.method) };
   const texts = new Map(drafts.map((draft) => [draft.id, draft.text]));
   const applied = applyMatches(input, found, { at: ctx.now.toISOString(), sampleSize: ctx.settings.sample_size, texts });
   const state: State = { ...applied.state, ...(similarity.method === 'embeddings' ? { embeddings: cache } : {}) };

@@ -39,6 +39,17 @@ export interface Proposal {
   target: string;
   status: ProposalStatus;
   reasons: string[];
+  /** For a draft not written because it repeats something (see deduplicate): what, and how alike. */
+  duplicate_of?: DuplicateOf;
+}
+
+export interface DuplicateOf {
+  kind: 'rule' | 'draft' | 'human' | 'predecessor';
+  rule_id: string | null;
+  file: string | null;
+  line: number | null;
+  score: number;
+  method: string;
 }
 
 export interface Plan {
@@ -173,6 +184,7 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
       kind: draft.kind, template_id: cluster.template_id ?? null, template: cluster.template ?? null,
       ...(cluster.templates ? { templates: cluster.templates.map((t) => t.template) } : {}),
       text, target, status, reasons: notes,
+      ...(status === 'duplicate' && input.duplicates?.[draft.id] ? { duplicate_of: duplicateOf(input.duplicates[draft.id]!) } : {}),
     });
   }
   // Restored tonight, or moved out by a crashed run but still in memory by tonight's lifecycle: back in.
@@ -246,6 +258,13 @@ function archiveChange(existing: string | undefined, rules: Record<string, Ledge
   if (existing === undefined && !archived) return null;
   const content = renderArchive(Object.values(rules));
   return content === existing ? null : { path: settings.archive_file, role: 'archive', content };
+}
+
+function duplicateOf({ match, method }: Duplicate): DuplicateOf {
+  const score = Math.round(match.score * 1000) / 1000;
+  return match.kind === 'human'
+    ? { kind: 'human', rule_id: null, file: match.file, line: match.line, score, method }
+    : { kind: match.kind, rule_id: match.rule_id, file: null, line: null, score, method };
 }
 
 /** Rule id -> the clusters whose drafts joined it tonight (it covers them from now on). */

@@ -33,6 +33,7 @@ describe('lean memory (issue 15, item 5)', () => {
     expect(second.code).toBe(0);
     const [dup] = second.json.data.proposals;
     expect(dup.status).toBe('duplicate');
+    expect(dup.duplicate_of).toMatchObject({ kind: 'rule', rule_id: rule.id, method: 'lexical' });
     expect(dup.reasons.join('\n')).toMatch(new RegExp(`near duplicate of ${rule.id} \\(lexical similarity 0\\.\\d\\d\\): corroborates it`));
     expect(parseMemory(memory(dir)).rules.map((r) => r.id)).toEqual([rule.id]);
     const ledger = state(dir).rules[rule.id]!;
@@ -94,6 +95,7 @@ describe('lean memory (issue 15, item 5)', () => {
     const [proposal] = first.json.data.proposals;
     expect(proposal.status).toBe('duplicate');
     expect(proposal.reasons.join('\n')).toMatch(/already said in MEMORY\.md line 5 \(lexical similarity 0\.\d\d\)/);
+    expect(proposal.duplicate_of).toMatchObject({ kind: 'human', rule_id: null, file: 'MEMORY.md', line: 5, method: 'lexical' });
     expect(parseMemory(memory(dir)).rules).toEqual([]);
     expect(readFileSync(join(dir, 'proposed_memory_updates.md'), 'utf8')).toContain('already said in MEMORY.md line 5');
     expect(state(dir).said_by_human?.[proposal.cluster_id]).toMatchObject({ file: 'MEMORY.md', line: 5 });
