@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm run eval`: how well the template miner groups and parses real logs (issue 13, item 9).
+// `npm run eval`: how well the template miner groups and parses real logs (issue 13, item 9), and how
+// well near-duplicate rules are recognised (issue 15, item 5: bench/eval-similarity.mjs).
 // For every dataset it prints, per system, GA / FGA / PA of the miner (mineTemplates), of the miner used
 // online (TemplateMiner.add in log order) and of two baselines measured in the same run: exact-string
 // grouping and today's signatureKey (pipeline/templates/signature.ts). Then the miner's speed on the
@@ -13,6 +14,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadLoghub } from './eval-loghub.mjs';
 import { evaluate, measureSpeed, renderText, TARGETS } from './eval-report.mjs';
+import { evaluateSimilarity, renderSimilarity } from './eval-similarity.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(REPO, 'dist/pipeline/templates');
@@ -108,8 +110,9 @@ async function main() {
     datasets: datasets.map((d) => evaluate(d, lib)),
     speed: options.speed ? measureSpeed(loghub, lib, options.replays) : null,
     targets: TARGETS,
+    similarity: await evaluateSimilarity(REPO),
   };
-  process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderText(report));
+  process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderText(report) + renderSimilarity(report.similarity));
 }
 
 await main();

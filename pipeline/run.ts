@@ -15,6 +15,7 @@ import { reconcile } from './stages/reconcile.js';
 import { report } from './stages/report.js';
 import { synthesize } from './stages/synthesize.js';
 import { validate } from './stages/validate.js';
+import { deduplicate } from './stages/deduplicate.js';
 import type { PromotedCluster } from './model/cluster.js';
 import type { Cluster } from './model/cluster.js';
 import type { ClusterOutcome } from './model/cluster.js';
@@ -36,6 +37,7 @@ export const NIGHT = StageTable.start()
   .then('gate', gate)
   .then('synthesize', synthesize)
   .then('validate', validate)
+  .then('deduplicate', deduplicate)
   .then('decay', decay)
   .then('plan', plan)
   .then('report', report)

@@ -22,6 +22,8 @@ export function buildExplanation(id: string, state: State, events: LifecycleEven
     effectiveness: rule?.effectiveness ?? null,
     supersedes: rule?.supersedes ?? null,
     superseded_by: rule?.superseded_by ?? null,
+    /** Clusters whose drafts repeated this rule: they corroborated it, and it covers them. */
+    near_duplicates: rule?.near_duplicates ?? [],
     text: source.text,
     target: source.target,
     cluster: { id: source.cluster_id, kind: rule?.kind ?? draft?.kind ?? 'failure', tool_name: source.tool_name, error_category: source.error_category },
@@ -57,6 +59,7 @@ export function renderExplanation(e: Explanation): string {
   if (e.effectiveness) out.push(`  effectiveness: ${e.effectiveness.verdict} — ${e.effectiveness.before_per_day} failures per day before, ${e.effectiveness.after_per_day} since, ${plural(e.effectiveness.tool_calls_since, 'call')} of the tool since adoption`);
   if (e.supersedes) out.push(`  supersedes ${e.supersedes} (which proved ineffective)`);
   if (e.superseded_by) out.push(`  superseded by ${e.superseded_by}`);
+  if (e.near_duplicates.length > 0) out.push(`  corroborated by ${plural(e.near_duplicates.length, 'other cluster')} whose rule would have said the same: ${e.near_duplicates.join(', ')}`);
   out.push(`  written by ${e.synthesizer ?? 'unknown'}${e.model ? ` (${e.model}, prompt v${e.prompt_version})` : ''}`);
   if (e.safety) out.push(`  safety: ${e.safety.verdict} against ${e.safety.policy || 'the policy'} (${plural(e.safety.evaluated?.length ?? 0, 'rule')} evaluated${e.safety.violations.length ? `; fired: ${e.safety.violations.join(', ')}` : ''})`);
   for (const reason of e.quarantine_reasons) out.push(`  quarantined: ${reason}`);

@@ -48,6 +48,8 @@ hook-rejects.jsonl
 imported.json
 preview.md
 llm-answers.json
+# Local embedding models (similarity: embeddings): tens of MB, fetched per machine.
+models/
 `;
 
 const LOGS_IGNORE = `# sleep-cycle: telemetry stays on this machine (init --logs ignore).

@@ -207,3 +207,56 @@ function scanMemory(text: string): Scan {
   }
   return { lines, openFence: fence ? fence.marker : null, section, headings };
 }
+
+/**
+ * What a human wrote in a memory file, as the items a reader sees: a bullet or a paragraph, with its
+ * wrapped lines joined, numbered by its first line (1-based). Headings, blank lines, HTML comments,
+ * fenced code and sleep-cycle's own rule bullets are not human statements to compare rules with.
+ */
+export function humanLines(text: string): { line: number; text: string }[] {
+  const scan = scanMemory(text);
+  const items: { line: number; text: string }[] = [];
+  let open: { line: number; text: string } | null = null;
+  scan.lines.forEach((line, index) => {
+    const content = line.text.trim();
+    const skip = line.fenced || content === '' || /^#{1,6}\s/.test(content) || /^<!--.*-->$/.test(content) || RULE_LINE.test(line.text);
+    if (skip) {
+      open = null;
+      return;
+    }
+    const bullet = /^(?:[-*+]|\d+[.)])\s+/.exec(content);
+    if (open && !bullet) {
+      open.text = `${open.text} ${content}`;
+      return;
+    }
+    open = { line: index + 1, text: bullet ? content.slice(bullet[0].length) : content };
+    items.push(open);
+  });
+  return items;
+}
+
+/**
+ * The section's rule bullets put in this order. Only the bullets whose id is in `order` move, each into
+ * the slot of another; a bullet sleep-cycle does not know (written by hand with an id) keeps its place,
+ * as does every other line and every line ending.
+ */
+export function orderRules(text: string, order: readonly string[]): string {
+  const scan = scanMemory(text);
+  if (!scan.section) return text;
+  const rank = new Map(order.map((id, i) => [id, i]));
+  const slots: { line: Line; id: string }[] = [];
+  for (let i = scan.section.heading + 1; i < scan.section.end; i++) {
+    const line = scan.lines[i]!;
+    const match = line.fenced ? null : RULE_LINE.exec(line.text);
+    if (match && rank.has(match[2]!)) slots.push({ line, id: match[2]! });
+  }
+  const sorted = [...slots].sort((a, b) => rank.get(a.id)! - rank.get(b.id)!);
+  if (sorted.every((slot, i) => slot === slots[i])) return text;
+  let out = '';
+  let at = 0;
+  slots.forEach((slot, i) => {
+    out += text.slice(at, slot.line.start) + sorted[i]!.line.text;
+    at = slot.line.start + slot.line.text.length;
+  });
+  return out + text.slice(at);
+}

@@ -6,9 +6,10 @@ import {
   type Schema,
 } from './schema.js';
 import type {
-  Baseline, BurnedPattern, Cursor, Effectiveness, LedgerEntry, LlmCacheEntry, PendingCluster, QuarantineEntry, RuleState, State,
+  Baseline, BurnedPattern, Cursor, Effectiveness, LedgerEntry, LlmCacheEntry, PendingCluster, QuarantineEntry, RuleState, SaidByHuman, State,
 } from './state-types.js';
 import type { NightRecord } from './night-history.js';
+import type { EmbeddingCacheEntry } from './similarity.js';
 
 /**
  * state.json, field by field. The compiler holds this description to the State types (a field added
@@ -86,6 +87,7 @@ const rule: Schema<LedgerEntry> = object<LedgerEntry>({
   supersedes: optional(nullable(ruleId)), superseded_by: optional(nullable(ruleId)),
   archive_reason: optional(nullable(string())), policy_checked: optional(string()),
   template: optional(nullable(string())), template_id: optional(nullable(string())), covers: optional(array(clusterId)),
+  near_duplicates: optional(array(clusterId)),
 });
 
 const quarantined: Schema<QuarantineEntry> = object<QuarantineEntry>({
@@ -98,6 +100,12 @@ const quarantined: Schema<QuarantineEntry> = object<QuarantineEntry>({
 const burned: Schema<BurnedPattern> = object<BurnedPattern>({ rule_id: nullable(ruleId), reason: string(), at: isoDate, until: optional(nullable(isoDate)) });
 
 export const llmCache: Schema<LlmCacheEntry> = object<LlmCacheEntry>({ text: string(), model: string(), prompt_version: string(), notes: strings, at: isoDate });
+const saidByHuman: Schema<SaidByHuman> = object<SaidByHuman>({
+  file: string(), line: integer(1), text_sha: string(), score: number(0, 1), rule_text: string(), at: isoDate,
+});
+
+const embedding: Schema<EmbeddingCacheEntry> = object<EmbeddingCacheEntry>({ model: string(), vector: string(), at: isoDate });
+
 
 /**
  * Losing a rule, a burn, a quarantined draft or a cursor would lose a human's decision or count events
@@ -118,4 +126,6 @@ export const stateSchema: Schema<State> = object<State>({
   nights: optional(array(object<NightRecord>({
     time: isoDate, run: string(), failures: integer(), slow: integer(), clusters: record(integer(), { key: CLUSTER_ID }),
   }))),
+  said_by_human: optional(record(saidByHuman, { key: CLUSTER_ID, onBadEntry: 'skip' })),
+  embeddings: optional(record(embedding, { onBadEntry: 'skip' })),
 }, 'a JSON object');

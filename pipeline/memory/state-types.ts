@@ -1,6 +1,7 @@
 import type { NightRecord } from './night-history.js';
 import type { Evidence, FollowUp, Signature } from '../model/cluster.js';
 import type { TemplateMinerState } from '../templates/miner-state.js';
+import type { EmbeddingCache } from './similarity.js';
 
 /** The shapes of `.sleep-cycle/state.json` (described for the loader in state-schema.ts). */
 
@@ -76,6 +77,8 @@ export interface LedgerEntry {
   template_id?: string | null;
   /** For templates promoted together: the template clusters the rule covers. */
   covers?: string[];
+  /** Clusters whose draft was a near duplicate of this rule: they corroborated it, and it covers them. */
+  near_duplicates?: string[];
   text: string;
   text_sha: string;
   /** `memory`, or `skill:<name>` for skills/<name>.yaml. */
@@ -173,4 +176,20 @@ export interface State {
   templates?: TemplateMinerState;
   /** The last nights' failure counts, for the trend pages (absent before trends; see night-history.ts). */
   nights?: NightRecord[];
+  /** Clusters whose rule a human line already states: covered while that line stays as it is. */
+  said_by_human?: Record<string, SaidByHuman>;
+  /** Embedding vectors by text hash (similarity: embeddings), bounded by embedding_cache_max. */
+  embeddings?: EmbeddingCache;
+}
+
+/** A human line that already says what a cluster's rule would say. */
+export interface SaidByHuman {
+  file: string;
+  /** 1-based, as found when last checked (reconcile follows the line when lines above it move). */
+  line: number;
+  /** SHA of the line's text: when the human changes or removes the line, the cluster is uncovered. */
+  text_sha: string;
+  score: number;
+  rule_text: string;
+  at: string;
 }

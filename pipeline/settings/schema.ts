@@ -50,6 +50,13 @@ export interface Settings {
   ineffective_ratio: number;
   validate_quiet_days: number;
   validate_min_calls: number;
+  similarity: 'lexical' | 'embeddings';
+  similarity_threshold_lexical: number;
+  similarity_threshold_embeddings: number;
+  embedding_model: string;
+  embedding_model_path: string;
+  embedding_allow_remote: boolean;
+  embedding_cache_max: number;
 }
 
 export type DecayFunctionName = 'power-law' | 'exponential' | 'linear' | 'step';
@@ -145,6 +152,18 @@ const categoryPatterns = (value: unknown) => {
   }
   return { ok: true as const, value: specs };
 };
+
+const bool = (value: unknown) =>
+  typeof value === 'boolean' ? { ok: true as const, value } : { ok: false as const, expected: 'true or false' };
+
+/** `true`/`false`/`1`/`0` in an environment variable (anything else is quoted back in the error). */
+const asBool = (text: string): unknown => (/^(true|1)$/i.test(text.trim()) ? true : /^(false|0)$/i.test(text.trim()) ? false : text);
+
+/** A Hugging Face model id (`owner/name`): it becomes a folder under embedding_model_path. */
+const hubModel = (value: unknown) =>
+  typeof value === 'string' && /^[a-z0-9][\w.-]{0,95}(?:\/[a-z0-9][\w.-]{0,95})?$/i.test(value) && !value.includes('..')
+    ? { ok: true as const, value }
+    : { ok: false as const, expected: 'a model id such as Xenova/all-MiniLM-L6-v2' };
 
 const fraction = (value: unknown) =>
   typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 1
@@ -251,6 +270,13 @@ export const SETTINGS: Record<SettingKey, SettingSpec> = {
   ineffective_ratio: { description: 'A rule whose failures since adoption come at this fraction of the old daily rate or more is ineffective.', default: 0.5, check: fraction, fromEnv: asNumber },
   validate_quiet_days: { description: 'Days without its failure (while the tool kept being used) after which a rule is validated.', default: 14, check: num(0), fromEnv: asNumber },
   validate_min_calls: { description: 'Calls of the tool since adoption needed before a quiet rule counts as working rather than unused.', default: 20, check: int(1), fromEnv: asNumber },
+  similarity: { description: 'How a new rule is compared with the rules in memory and the human lines of MEMORY.md (and CLAUDE.md) before it is added: lexical (words; no download) or embeddings (a sentence-embedding model, see embedding_model). A near duplicate corroborates the existing rule instead of adding a bullet.', default: 'lexical', check: oneOf('lexical', 'embeddings'), fromEnv: (t) => t },
+  similarity_threshold_lexical: { description: 'With similarity lexical: the score (0 to 1) from which two rule texts say the same thing (calibrated on eval/rule-pairs: npm run eval).', default: 0.4, check: fraction, fromEnv: asNumber },
+  similarity_threshold_embeddings: { description: 'With similarity embeddings: the cosine (0 to 1) from which two rule texts say the same thing.', default: 0.8, check: fraction, fromEnv: asNumber },
+  embedding_model: { description: 'With similarity embeddings: the feature-extraction model (ONNX, transformers.js layout), looked up under embedding_model_path.', default: 'Xenova/all-MiniLM-L6-v2', check: hubModel, fromEnv: (t) => t },
+  embedding_model_path: { description: 'Folder holding local models (<path>/<owner>/<name>/ with tokenizer.json, config.json and onnx/model.onnx), relative to the repository root.', default: '.sleep-cycle/models', check: path, fromEnv: (t) => t },
+  embedding_allow_remote: { description: 'Let the embeddings method download embedding_model from the Hugging Face Hub when it is not under embedding_model_path (off: nothing is downloaded).', default: false, check: bool, fromEnv: asBool },
+  embedding_cache_max: { description: 'Most embedding vectors kept in state (by text hash) between nights.', default: 2000, check: int(0, 1_000_000), fromEnv: asNumber },
 };
 
 export const SETTING_KEYS = Object.keys(SETTINGS) as SettingKey[];

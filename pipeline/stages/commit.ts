@@ -2,7 +2,8 @@ import { resolve } from 'node:path';
 import type { RunContext } from '../context.js';
 import { errors } from '../model/errors.js';
 import type { FileToCommit, RepoInfo } from '../io/git.js';
-import { addRules, parseMemory, removeRules } from '../memory/memory-md.js';
+import { addRules, orderRules, parseMemory, removeRules } from '../memory/memory-md.js';
+import { orderSkillRules } from '../memory/order.js';
 import { addSkillRules, parseSkillRules, removeSkillRules, skillFileProblem } from '../memory/skills-yaml.js';
 import { IN_TARGET, type LedgerEntry } from '../memory/state.js';
 import type { Plan } from './plan.js';
@@ -164,10 +165,17 @@ function ownLinesOnHead(file: FileVersions, rules: LedgerEntry[], settings: Comm
     .filter((rule) => IN_TARGET.includes(rule.state) && working.has(rule.id) && !atHead.has(rule.id))
     .sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
   const gone = new Set(here.filter((rule) => !IN_TARGET.includes(rule.state) && rule.state !== 'rejected' && atHead.has(rule.id) && !working.has(rule.id)).map((rule) => rule.id));
-  if (mine.length === 0 && gone.size === 0) return file.head;
+  const skill = file.path.slice(settings.skills_dir.length + 1).replace(/\.yaml$/, '');
   const lines = mine.map((rule) => ({ id: rule.id, text: rule.text, cluster: rule.cluster_id }));
-  if (isMemory) return addRules(removeRules(file.head ?? '', gone), lines);
-  const head = file.head === undefined ? undefined : removeSkillRules(file.head, file.path, gone);
-  return addSkillRules(head, file.path.slice(settings.skills_dir.length + 1).replace(/\.yaml$/, ''), file.path, lines);
+  let content = file.head;
+  if (mine.length > 0 || gone.size > 0) {
+    content = isMemory
+      ? addRules(removeRules(file.head ?? '', gone), lines)
+      : addSkillRules(file.head === undefined ? undefined : removeSkillRules(file.head, file.path, gone), skill, file.path, lines);
+  }
+  if (content === undefined) return undefined;
+  // The rules in the working file's order (by weight, see memory/order.ts): HEAD's own lines, moved.
+  const clusterOf = (id: string) => here.find((rule) => rule.id === id)?.cluster_id ?? '';
+  return isMemory ? orderRules(content, order) : orderSkillRules(content, skill, file.path, order, clusterOf);
 }
 

@@ -96,6 +96,12 @@ export function computeGate(
       delete pending[cluster.id];
       continue;
     }
+    if (state.said_by_human?.[cluster.id]) {
+      // A human line already says what its rule would say (see deduplicate): nothing to propose.
+      result.outcomes[cluster.id] = 'covered';
+      delete pending[cluster.id];
+      continue;
+    }
     if (isBurned(state, cluster.id, now) || (cluster.family_id !== undefined && cluster.template_id && isBurned(state, cluster.family_id, now))) {
       result.outcomes[cluster.id] = 'burned';
       delete pending[cluster.id];
@@ -124,7 +130,7 @@ export function computeGate(
   // Pending clusters at the threshold without new events tonight: deferred past an LLM budget.
   for (const [id, item] of Object.entries(pending)) {
     if (result.outcomes[id] !== undefined || sum(item.days) < settings.min_repeats) continue;
-    if (covering.has(id) || isBurned(state, id, now)) continue;
+    if (covering.has(id) || isBurned(state, id, now) || state.said_by_human?.[id]) continue;
     result.outcomes[id] = 'promoted';
     result.windowCounts[id] = sum(item.days);
     result.promoted.push(withRefines(fromPending(item), refining.get(id)));
@@ -212,8 +218,8 @@ function rulesByCluster(state: State): { covering: Map<string, LedgerEntry>; ref
     } else {
       covering.set(rule.cluster_id, rule);
       refining.delete(rule.cluster_id);
-      // Templates promoted together are each covered by their rule.
-      for (const id of rule.covers ?? []) covering.set(id, rule);
+      // Templates promoted together are each covered by their rule, and so are the clusters whose drafts repeated it.
+      for (const id of [...(rule.covers ?? []), ...(rule.near_duplicates ?? [])]) covering.set(id, rule);
     }
   }
   return { covering, refining };

@@ -1,4 +1,4 @@
-import { relative } from 'node:path';
+import { relative, resolve } from 'node:path';
 import type { RunContext } from '../context.js';
 import { errors } from '../model/errors.js';
 import type { RepoInfo } from '../io/git.js';
@@ -10,9 +10,13 @@ import { skillFileProblem } from '../memory/skills-yaml.js';
 import { brokenEventLines } from '../memory/lifecycle.js';
 import { redact } from '../safety/redact.js';
 
+const CLAUDE_MD = 'CLAUDE.md';
+
 export interface Loaded {
   state: State;
   memoryText: string | undefined;
+  /** CLAUDE.md at the root, when it is not the memory file itself: its human lines count as said. */
+  claudeText?: string | undefined;
   /** Skill name -> file text (undefined when the file does not exist yet). */
   skillTexts: Record<string, string | undefined>;
   /** Skill name -> why its file cannot be read: tonight the run neither reads nor writes its rules. */
@@ -64,6 +68,7 @@ export async function load(_input: object, ctx: RunContext): Promise<Loaded> {
     notices.push(`${rel(ctx.root, paths.lifecycle)}: ${broken.length === 1 ? 'line' : 'lines'} ${listed(broken)} ${broken.length === 1 ? 'is' : 'are'} not an audit event (torn or edited by hand): kept in the file as ${broken.length === 1 ? 'it is' : 'they are'}, left out of rule histories.`);
   }
   const archiveText = await ctx.fs.readText(paths.archive);
+  const claudeText = rel(ctx.root, paths.memory) === CLAUDE_MD ? undefined : await ctx.fs.readText(resolve(ctx.root, CLAUDE_MD));
   // A plain dry run never commits, so it does not ask git anything (three git processes off the
   // pre-session hook's latency); --require-git and --branch still check.
   const askGit = !ctx.options.dryRun || ctx.options.requireGit || Boolean(ctx.options.branch);
@@ -74,7 +79,7 @@ export async function load(_input: object, ctx: RunContext): Promise<Loaded> {
   if (ctx.options.branch && repo.head?.kind === 'branch' && repo.head.name === ctx.options.branch) {
     throw errors.usage(`--branch ${ctx.options.branch} is the branch you are on: leave out --branch to commit here, or name the proposal branch (e.g. sleep-cycle/nightly).`);
   }
-  return { state, memoryText, skillTexts, unreadableSkills, policy, lifecycleText, archiveText, repo, notices };
+  return { state, memoryText, claudeText, skillTexts, unreadableSkills, policy, lifecycleText, archiveText, repo, notices };
 }
 
 /**

@@ -20,6 +20,8 @@ import type { FileChange } from '../model/file-change.js';
 import { buildTargetChanges, type TargetSettings } from '../memory/target-changes.js';
 import { isHeldTarget, type UnreadableSkills } from '../memory/held-targets.js';
 import { targetPath } from '../model/rule-target.js';
+import type { Duplicate } from './deduplicate.js';
+import { orderTargets } from '../memory/order.js';
 
 export type ProposalStatus = 'proposed' | 'applied' | 'quarantined' | 'duplicate';
 
@@ -38,6 +40,17 @@ export interface Proposal {
   target: string;
   status: ProposalStatus;
   reasons: string[];
+  /** For a draft not written because it repeats something (see deduplicate): what, and how alike. */
+  duplicate_of?: DuplicateOf;
+}
+
+export interface DuplicateOf {
+  kind: 'rule' | 'draft' | 'human' | 'predecessor';
+  rule_id: string | null;
+  file: string | null;
+  line: number | null;
+  score: number;
+  method: string;
 }
 
 export interface Plan {
@@ -81,6 +94,8 @@ interface PlanInput {
   policy?: SafetyPolicy;
   /** Skill files load could not read: drafts for them wait in pending instead of being written. */
   unreadableSkills?: UnreadableSkills;
+  /** Drafts that repeat a rule, tonight's earlier draft or a human line (see deduplicate): not written. */
+  duplicates?: Record<string, Duplicate>;
 }
 
 /** plan: every change the run would make, as data. Pure; dry-run renders it and stops. */
@@ -113,6 +128,9 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
   const add = (target: string, rule: SkillRule) => {
     if (!present.get(target)?.has(rule.id)) additions.set(target, [...(additions.get(target) ?? []), rule]);
   };
+  // The same text is never written twice, whatever the similarity settings: by text, the rule that has it.
+  const written = new Map(Object.values(rules).filter((rule) => IN_TARGET.includes(rule.state)).map((rule) => [rule.text, rule.id]));
+  const joined = joinedDrafts(input.duplicates ?? {}, input.reviewed);
 
   for (const item of input.reviewed) {
     const { draft } = item;
@@ -133,6 +151,9 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
       };
     } else if (IN_TARGET.includes(rules[draft.id]?.state ?? 'rejected')) {
       status = 'duplicate';
+    } else if (input.duplicates?.[draft.id] || (written.has(text) && written.get(text) !== draft.id)) {
+      status = 'duplicate';
+      notes.push(input.duplicates?.[draft.id]?.reason ?? `the same text as ${written.get(text)}: not written twice`);
     } else if (isHeldTarget(target, input.unreadableSkills)) {
       // Its file cannot be read tonight: proposed, not written; the cluster waits in pending for the next run.
       status = 'proposed';
@@ -142,7 +163,13 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
       status = options.dryRun ? 'proposed' : 'applied';
       // Already in the file (a crashed run wrote memory but not state): record it, do not add it twice.
       add(target, { id: draft.id, text, cluster: draft.clusterId });
-      rules[draft.id] = { ...ledgerEntry(item, text, target, cluster, now), ...(input.policy ? { policy_checked: `${policyFingerprint(input.policy)}:${textSha(text)}` } : {}) };
+      const near = joined.get(draft.id);
+      rules[draft.id] = {
+        ...ledgerEntry(item, text, target, cluster, now),
+        ...(input.policy ? { policy_checked: `${policyFingerprint(input.policy)}:${textSha(text)}` } : {}),
+        ...(near ? { near_duplicates: near } : {}),
+      };
+      written.set(text, draft.id);
       events.push(event(draft.id, 'none', 'active', `cluster ${draft.clusterId} seen ${cluster.count} times; written by ${draft.synthesizer}`));
       const old = cluster.refines ? rules[cluster.refines.rule_id] : undefined;
       if (old && cluster.refines) {
@@ -158,6 +185,7 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
       kind: draft.kind, template_id: cluster.template_id ?? null, template: cluster.template ?? null,
       ...(cluster.templates ? { templates: cluster.templates.map((t) => t.template) } : {}),
       text, target, status, reasons: notes,
+      ...(status === 'duplicate' && input.duplicates?.[draft.id] ? { duplicate_of: duplicateOf(input.duplicates[draft.id]!) } : {}),
     });
   }
   // Restored tonight, or moved out by a crashed run but still in memory by tonight's lifecycle: back in.
@@ -171,7 +199,7 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
     const target = rules[id]!.target;
     removals.set(target, new Set([...(removals.get(target) ?? []), id]));
   }
-  const changes = buildTargetChanges(input, additions, removals, options.settings);
+  const changes = orderTargets(input, buildTargetChanges(input, additions, removals, options.settings), rules, options.settings);
   const ceiling = applyCeiling(input.memoryText, changes, rules, lifecycle, options);
   for (const change of lifecycle) events.push({ ...event(change.rule, change.from, change.to, change.reason), since: change.since, ...(change.field === 'status' ? { field: 'status' as const } : {}) });
   // The archive first: a crash after it but before the target files leaves a rule in both places or in
@@ -236,6 +264,23 @@ function archiveChange(existing: string | undefined, rules: Record<string, Ledge
   if (existing === undefined && !archived) return null;
   const content = renderArchive(Object.values(rules));
   return content === existing ? null : { path: settings.archive_file, role: 'archive', content };
+}
+
+function duplicateOf({ match, method }: Duplicate): DuplicateOf {
+  const score = Math.round(match.score * 1000) / 1000;
+  return match.kind === 'human'
+    ? { kind: 'human', rule_id: null, file: match.file, line: match.line, score, method }
+    : { kind: match.kind, rule_id: match.rule_id, file: null, line: null, score, method };
+}
+
+/** Rule id -> the clusters whose drafts joined it tonight (it covers them from now on). */
+function joinedDrafts(duplicates: Record<string, Duplicate>, reviewed: ReviewedDraft[]): Map<string, string[]> {
+  const clusterOf = new Map(reviewed.map((item) => [item.draft.id, item.draft.clusterId]));
+  const joined = new Map<string, string[]>();
+  for (const [id, { match }] of Object.entries(duplicates)) {
+    if (match.kind === 'draft') joined.set(match.rule_id, [...(joined.get(match.rule_id) ?? []), clusterOf.get(id)!].sort());
+  }
+  return joined;
 }
 
 function ledgerEntry(item: ReviewedDraft, text: string, target: string, cluster: PromotedCluster, now: string): LedgerEntry {

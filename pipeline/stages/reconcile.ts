@@ -1,5 +1,5 @@
 import type { RunContext } from '../context.js';
-import { parseMemory } from '../memory/memory-md.js';
+import { humanLines, parseMemory } from '../memory/memory-md.js';
 import { parseSkillRules } from '../memory/skills-yaml.js';
 import { IN_ARCHIVE, IN_TARGET, type LedgerEntry, type RuleState, type State } from '../memory/state.js';
 import { textSha } from '../model/rule-id.js';
@@ -32,7 +32,7 @@ export interface Reconciled {
  * reconcile: reads what humans did to derived rules since the last run. A rule whose line is gone is
  * rejected and its pattern burned (never proposed again); an edited rule keeps the human's text.
  */
-export async function reconcile<I extends { state: State; memoryText: string | undefined; skillTexts: Record<string, string | undefined>; unreadableSkills?: Record<string, string>; archiveText?: string | undefined; notices: string[] }>(
+export async function reconcile<I extends { state: State; memoryText: string | undefined; claudeText?: string | undefined; skillTexts: Record<string, string | undefined>; unreadableSkills?: Record<string, string>; archiveText?: string | undefined; notices: string[] }>(
   input: I,
   ctx: RunContext,
 ): Promise<I & Reconciled> {
@@ -67,7 +67,26 @@ export async function reconcile<I extends { state: State; memoryText: string | u
       rules[id] = rule;
     }
   }
-  return { ...input, notices, state: { ...input.state, rules, burned }, humanChanges, present, movedByCrashedRun, leftInTarget };
+  const said = stillSaid(input.state.said_by_human, { 'CLAUDE.md': input.claudeText, [ctx.settings.memory_file]: input.memoryText });
+  return { ...input, notices, state: { ...input.state, rules, burned, ...(said ? { said_by_human: said } : {}) }, humanChanges, present, movedByCrashedRun, leftInTarget };
+}
+
+/**
+ * Clusters covered by a human line stay covered while that line is there (found again by its text where
+ * lines above it moved); a line the human changed or removed uncovers its cluster, which may be proposed again.
+ */
+function stillSaid(said: State['said_by_human'], texts: Record<string, string | undefined>): State['said_by_human'] {
+  if (said === undefined) return undefined;
+  const lines = new Map<string, Map<string, number>>();
+  const where = (file: string) => {
+    if (!lines.has(file)) lines.set(file, new Map(humanLines(texts[file] ?? '').reverse().map((line) => [textSha(line.text), line.line])));
+    return lines.get(file)!;
+  };
+  const kept = Object.entries(said).flatMap(([id, entry]) => {
+    const line = where(entry.file).get(entry.text_sha);
+    return line === undefined ? [] : [[id, { ...entry, line }] as const];
+  });
+  return Object.fromEntries(kept);
 }
 
 /** Target -> (rule id -> text) for every target file that exists; a missing file proves nothing. */

@@ -16,6 +16,8 @@ import type { LlmRunStats } from './synthesize.js';
 import { logLocation } from '../model/log-location.js';
 import { targetPath } from '../model/rule-target.js';
 
+import type { Duplicate } from './deduplicate.js';
+
 export interface ReportInput {
   lines: LineCounts;
   invalidSamples: InvalidLine[];
@@ -36,6 +38,8 @@ export interface ReportInput {
   repo: RepoInfo;
   /** The audit log before tonight (the trend's rules added, archived and restored per night). */
   lifecycleText?: string | undefined;
+  /** Drafts that repeat a rule, tonight's earlier draft or a human line (see deduplicate). */
+  duplicates?: Record<string, Duplicate>;
 }
 
 export interface ReportMeta {
@@ -131,7 +135,10 @@ function proposals(out: string[], input: ReportInput, meta: ReportMeta, quaranti
       const fired = verdict.violations.map((v) => `${v.severity} \`${v.ruleId}\` (${escapeInline(v.reason)})`).join('; ');
       out.push(`- safety: **${verdict.verdict}** after ${verdict.evaluated.length} policy rules${fired ? `: ${fired}` : ''}`);
     }
-    for (const reason of proposal.reasons.filter((r) => !verdict?.violations.some((v) => r.includes(v.ruleId)))) {
+    // Our own words (a rule id, a file name from the settings, a line number): shown as they are, never withheld.
+    const duplicate = input.duplicates?.[proposal.id];
+    if (duplicate && proposal.status === 'duplicate') out.push(`- not written: ${escapeInline(duplicate.reason)}`);
+    for (const reason of proposal.reasons.filter((r) => !verdict?.violations.some((v) => r.includes(v.ruleId)) && r !== duplicate?.reason)) {
       out.push(`- note: ${withheldIfInstructionLike(reason, 'note')}`);
     }
     if (cluster) evidenceTable(out, cluster.samples);

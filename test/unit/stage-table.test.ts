@@ -14,6 +14,7 @@ import { ingest } from './stages/ingest.js';
 import { gate } from './stages/gate.js';
 import { synthesize } from './stages/synthesize.js';
 import { validate } from './stages/validate.js';
+import { deduplicate } from './stages/deduplicate.js';
 import { decay } from './stages/decay.js';
 import { plan } from './stages/plan.js';
 import { report } from './stages/report.js';
@@ -22,7 +23,7 @@ import { apply } from './stages/apply.js';
 import { commit } from './stages/commit.js';
 `;
 
-const NIGHT = ['load', 'reconcile', 'ingest', 'gate', 'synthesize', 'validate', 'decay', 'plan', 'report', 'writeReport', 'apply', 'commit'];
+const NIGHT = ['load', 'reconcile', 'ingest', 'gate', 'synthesize', 'validate', 'deduplicate', 'decay', 'plan', 'report', 'writeReport', 'apply', 'commit'];
 
 function table(stages: string[]): string {
   const dryOnly = new Set(['apply', 'commit']);
@@ -46,7 +47,7 @@ function compile(source: string): string[] {
 
 describe('the stage table', () => {
   it('runs the stages in the order of the picture', () => {
-    expect(STAGES.map((s) => s.name)).toEqual(['load', 'reconcile', 'ingest', 'gate', 'synthesize', 'validate', 'decay', 'plan', 'report', 'write-report', 'apply', 'commit']);
+    expect(STAGES.map((s) => s.name)).toEqual(['load', 'reconcile', 'ingest', 'gate', 'synthesize', 'validate', 'deduplicate', 'decay', 'plan', 'report', 'write-report', 'apply', 'commit']);
     expect(STAGES.filter((s) => !s.inDryRun).map((s) => s.name)).toEqual(['apply', 'commit']);
     expect(LIFECYCLE_STAGES.map((s) => s.name)).toEqual(['load', 'reconcile', 'quiet', 'decay', 'plan', 'report', 'write-report', 'apply', 'commit']);
   });
