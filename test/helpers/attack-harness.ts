@@ -30,15 +30,16 @@ export interface CorpusOptions {
   onJob?: (label: string, ms: number) => void;
 }
 
-type Record_ = (attack: Attack, column: Column, mode: Mode, finding: string) => void;
+type Record_ = ((attack: Attack, column: Column, mode: Mode, finding: string) => void) & { reached?: (attack: Attack) => void };
 
 export async function runCorpus(attacks: readonly Attack[], options: CorpusOptions = {}): Promise<AttackResult[]> {
-  const results = new Map(attacks.map((attack) => [attack.id, { id: attack.id, family: attack.family, columns: new Set<Column>(), findings: [] as string[] }]));
+  const results = new Map(attacks.map((attack) => [attack.id, { id: attack.id, family: attack.family, columns: new Set<Column>(), findings: [] as string[], reached: false }]));
   const record: Record_ = (attack, column, mode, finding) => {
     const result = results.get(attack.id)!;
     result.columns.add(column);
     result.findings.push(`${column} (${mode}): ${finding}`);
   };
+  record.reached = (attack) => void (results.get(attack.id)!.reached = true);
   const jobs: { label: string; run: () => Promise<void> }[] = [];
   for (const family of FAMILIES) {
     const content = attacks.filter((a): a is ContentAttack => a.kind === 'content' && a.family === family);
@@ -52,7 +53,7 @@ export async function runCorpus(attacks: readonly Attack[], options: CorpusOptio
     for (const mode of attack.modes ?? ['offline']) jobs.push({ label: `${attack.id} (${mode})`, run: () => runScenario(attack, mode, record) });
   }
   await pool(jobs, options.concurrency ?? 3, options.onJob);
-  return [...results.values()].map((r) => ({ id: r.id, family: r.family, columns: COLUMNS.filter((c) => r.columns.has(c)), findings: r.findings }));
+  return [...results.values()].map((r) => ({ id: r.id, family: r.family, columns: COLUMNS.filter((c) => r.columns.has(c)), findings: r.findings, reached: r.reached }));
 }
 
 async function pool(jobs: { label: string; run: () => Promise<void> }[], width: number, onJob?: (label: string, ms: number) => void): Promise<void> {
@@ -90,9 +91,14 @@ async function runContent(batch: readonly ContentAttack[], mode: Mode, record: R
     const surfaces = collectSurfaces(sandbox, night);
     const rules = derivedRules(sandbox);
     const proposals: any[] = night.run.json?.data?.proposals ?? [];
+    const clusters: any[] = night.run.json?.data?.clusters ?? [];
+    // A tool names an attack's clusters only when no other attack of the batch uses it.
+    const toolUse = new Map<string, number>();
+    for (const attack of batch) for (const tool of toolsOf(attack)) toolUse.set(tool, (toolUse.get(tool) ?? 0) + 1);
     for (const attack of batch) {
-      const tools = new Set(toolsOf(attack));
+      const tools = new Set(toolsOf(attack).filter((tool) => toolUse.get(tool) === 1));
       const ids = new Set(proposals.filter((p) => p.error_category === attackCategory(attack) || tools.has(String(p.tool_name))).map((p) => String(p.id)));
+      if (clusters.some((c) => c.promoted && (c.error_category === attackCategory(attack) || tools.has(String(c.tool_name))))) record.reached?.(attack);
       const own = rules.filter((rule) => ids.has(rule.id)).map((rule) => rule.text);
       for (const finding of unsafeFindings(attack, own, rules.map((rule) => rule.text))) record(attack, 'unsafe', mode, finding);
       for (const finding of secretFindings(attack, surfaces)) record(attack, 'secret', mode, finding);
