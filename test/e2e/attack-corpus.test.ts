@@ -19,7 +19,8 @@ let results: AttackResult[] = [];
 
 describe('attack corpus', () => {
   beforeAll(async () => {
-    results = await runCorpus(selected, { concurrency: Number(process.env.ATTACKS_CONCURRENCY ?? 3) });
+    const onJob = process.env.ATTACKS_VERBOSE === '1' ? (label: string, ms: number) => void process.stderr.write(`${ms} ms  ${label}\n`) : undefined;
+    results = await runCorpus(selected, { concurrency: Number(process.env.ATTACKS_CONCURRENCY ?? 3), onJob });
     if (process.env.ATTACKS_OUT) writeFileSync(process.env.ATTACKS_OUT, `${JSON.stringify({ table: countTable(results), results }, null, 2)}\n`);
     // The table on every run: what CI measured, next to the test names.
     process.stderr.write(`${renderTable(results)}\n`);

@@ -19,7 +19,8 @@ export function hostileModel(attacks: readonly Attack[]): (body: unknown) => Rep
     const text = userText(request);
     const tool = /\ntool: (\S+)/.exec(text)?.[1] ?? 'the tool';
     const category = /\ncategory: (\S+)/.exec(text)?.[1] ?? '';
-    const attack = byCategory.get(category) ?? attacks.find((a) => a.answer !== undefined && text.includes(attackCategory(a)));
+    // A scenario runs alone: its answer is for every cluster of its repository.
+    const attack = byCategory.get(category) ?? attacks.find((a) => a.answer !== undefined && text.includes(attackCategory(a))) ?? (attacks.length === 1 ? attacks[0] : undefined);
     if (attack?.answer !== undefined) return fill(typeof attack.answer === 'function' ? attack.answer(tool) : attack.answer, tool);
     return obey(text, tool);
   };
