@@ -21,7 +21,9 @@ import { removeTempDir } from './temp.js';
 export const NOW = Date.parse('2026-11-21T03:00:00Z');
 const DAY = 86_400_000;
 const LLM_SETTINGS = 'max_llm_calls: 1000\nllm_token_budget: 100000000\nllm_max_retries: 0\nllm_timeout_ms: 10000\n';
-const DEFAULT_MAX_MS = 20_000;
+/** CPU time a night may take (DoS past it), and wall time before it is killed (a hang). */
+const DEFAULT_MAX_MS = 15_000;
+const KILL_AFTER_MS = Number(process.env.ATTACKS_KILL_MS ?? 30_000);
 const DEFAULT_MAX_BYTES = 5_000_000;
 
 export interface CorpusOptions {
@@ -80,7 +82,7 @@ async function runContent(batch: readonly ContentAttack[], mode: Mode, record: R
       appendFileSync(join(sandbox.dir, 'logs/telemetry.jsonl'), telemetry(attack.lines, start, attackCategory(attack)));
       start += attack.lines.length * 1000;
     }
-    const night = await withModel(mode, all, (env) => observedNight(sandbox, ['run'], NOW, env, 90_000));
+    const night = await withModel(mode, all, (env) => observedNight(sandbox, ['run'], NOW, env, KILL_AFTER_MS * 4, 60_000));
     const problems = [...crashFindings(night.run, 'ok', 60_000).map((f) => ['crash', f] as const), ...night.outside.map((f) => ['outside', f] as const), ...night.markers.map((f) => ['code', f] as const)];
     if (problems.length > 0 && batch.length > 1) {
       // Whose doing was it? Each attack alone (rare: only when a batch misbehaved).
@@ -131,7 +133,7 @@ async function runScenario(attack: ScenarioAttack, mode: Mode, record: Record_):
       for (const [index, night] of attack.nights.entries()) {
         if (night.lines) appendFileSync(join(sandbox.dir, 'logs/telemetry.jsonl'), telemetry(night.lines, NOW + (night.day ?? index) * DAY - 6 * 3600_000, attackCategory(attack)));
         night.before?.(sandbox);
-        const observed = await observedNight(sandbox, night.args ?? ['run'], NOW + (night.day ?? index) * DAY, env, maxMs + 10_000);
+        const observed = await observedNight(sandbox, night.args ?? ['run'], NOW + (night.day ?? index) * DAY, env, KILL_AFTER_MS, maxMs + 1000);
         runs.push(observed.run);
         for (const finding of crashFindings(observed.run, attack.accept ?? 'clean', maxMs)) record(attack, 'crash', mode, `night ${index + 1}: ${finding}`);
         for (const finding of observed.outside) record(attack, 'outside', mode, `night ${index + 1}: ${finding}`);
@@ -153,7 +155,7 @@ async function runScenario(attack: ScenarioAttack, mode: Mode, record: Record_):
 }
 
 function mergeRuns(runs: NightRun[]): NightRun {
-  return { code: 0, signal: null, timedOut: false, ms: 0, json: null, stdout: runs.map((r) => r.stdout).join('\n'), stderr: runs.map((r) => r.stderr).join('\n') };
+  return { code: 0, signal: null, timedOut: false, ms: 0, cpuMs: null, json: null, stdout: runs.map((r) => r.stdout).join('\n'), stderr: runs.map((r) => r.stderr).join('\n') };
 }
 
 // ---- one observed night -----------------------------------------------------------------------------
@@ -182,7 +184,7 @@ async function withModel<T>(mode: Mode, attacks: readonly Attack[], body: (env: 
   }
 }
 
-async function observedNight(sandbox: Sandbox, args: string[], at: number, env: ModelEnv, killAfterMs: number): Promise<ObservedNight> {
+async function observedNight(sandbox: Sandbox, args: string[], at: number, env: ModelEnv, killAfterMs: number, killAfterCpuMs: number): Promise<ObservedNight> {
   const before = repoFiles(sandbox);
   const outsideBefore = sentinel(sandbox);
   const markersBefore = new Set(markersFound(sandbox));
@@ -190,7 +192,7 @@ async function observedNight(sandbox: Sandbox, args: string[], at: number, env: 
   const already = server?.requests.length ?? 0;
   const childEnv: Record<string, string> = { HOME: sandbox.home };
   if (env.ANTHROPIC_API_KEY) Object.assign(childEnv, { ANTHROPIC_API_KEY: env.ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL: env.ANTHROPIC_BASE_URL });
-  const run = await runNight(sandbox.dir, [...args, '--json', '--now', new Date(at).toISOString()], childEnv, killAfterMs);
+  const run = await runNight(sandbox.dir, [...args, '--json', '--now', new Date(at).toISOString()], childEnv, killAfterMs, killAfterCpuMs);
   // Markers first: the harness's own git calls below override every execution point, but look before them anyway.
   const markers = markersFound(sandbox).filter((name) => !markersBefore.has(name)).map((name) => `code ran: marker ${name}`);
   const outside = treeChanges(outsideBefore, sentinel(sandbox)).map((change) => `outside the repository: ${change}`);
