@@ -133,7 +133,9 @@ async function runScenario(attack: ScenarioAttack, mode: Mode, record: Record_):
       for (const [index, night] of attack.nights.entries()) {
         if (night.lines) appendFileSync(join(sandbox.dir, 'logs/telemetry.jsonl'), telemetry(night.lines, NOW + (night.day ?? index) * DAY - 6 * 3600_000, attackCategory(attack)));
         night.before?.(sandbox);
-        const observed = await observedNight(sandbox, night.args ?? ['run'], NOW + (night.day ?? index) * DAY, env, KILL_AFTER_MS, maxMs + 1000);
+        // A night marked heavy (its own CPU bound) is not a hang on a loaded machine: three times that in wall time.
+        const wall = attack.limits?.ms !== undefined ? Math.max(KILL_AFTER_MS, 3 * maxMs) : KILL_AFTER_MS;
+        const observed = await observedNight(sandbox, night.args ?? ['run'], NOW + (night.day ?? index) * DAY, env, wall, maxMs + 1000);
         runs.push(observed.run);
         for (const finding of crashFindings(observed.run, attack.accept ?? 'clean', maxMs)) record(attack, 'crash', mode, `night ${index + 1}: ${finding}`);
         for (const finding of observed.outside) record(attack, 'outside', mode, `night ${index + 1}: ${finding}`);
