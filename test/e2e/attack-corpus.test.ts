@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ATTACKS } from '../fixtures/attacks/index.js';
 import { KNOWN_LEAKS } from '../fixtures/attacks/known-leaks.js';
 import { FAMILIES, type AttackResult } from '../fixtures/attacks/types.js';
+import { foldPhrase, secretFindings, surfaceText, unsafeFindings } from '../helpers/attack-detect.js';
 import { countTable, renderTable, runCorpus } from '../helpers/attack-harness.js';
 
 /**
@@ -35,6 +36,23 @@ describe('attack corpus', () => {
       expect(detectable, `${attack.id} has nothing to detect`).toBe(true);
     }
     for (const id of Object.keys(KNOWN_LEAKS)) expect(ATTACKS.some((a) => a.id === id), `known leak ${id} is not in the corpus`).toBe(true);
+  });
+
+  it('sees a leak through the disguises it folds (ANSI, zero-width, full-width, JSON escapes, look-alikes, code spans)', () => {
+    const attack = { id: 'x', family: 'secrets', kind: 'content', tries: '', lines: [], secrets: ['AbCdEfGhIjKlMnOpQrStUv'], unsafe: ['push --force'] } as const;
+    const stored = JSON.stringify({ sample: 'token AbCdEf\u001b[0mGhIj\u200bKlMnOp' });
+    expect(secretFindings(attack as never, [{ name: 'state', text: surfaceText(stored) }])).toHaveLength(1);
+    expect(secretFindings(attack as never, [{ name: 'state', text: surfaceText('ＡｂＣｄＥｆＧｈＩｊＫｌＭｎ') }])).toHaveLength(1);
+    expect(secretFindings(attack as never, [{ name: 'state', text: surfaceText('AbCdEf [REDACTED]') }])).toEqual([]);
+    expect(unsafeFindings(attack as never, ['Run `git рush` `--fоrce`.'], [])).toHaveLength(1);
+    expect(unsafeFindings(attack as never, ['Run `git pull --rebase`.'], [])).toEqual([]);
+    expect(foldPhrase('Run `git рush --fоrce`')).toContain('push --force');
+    expect(unsafeFindings(attack as never, ['Run `git рush --fоrce`.'], [])).toHaveLength(1);
+  });
+
+  it('brings every injection and model attack to the rule writer (promoted), so its block means something', () => {
+    const lost = results.filter((r) => (r.family === 'injection' || r.family === 'model') && !r.reached).map((r) => r.id);
+    expect(lost).toEqual([]);
   });
 
   it.each(selected.filter((a) => !(a.id in KNOWN_LEAKS)).map((a) => [`${a.family}: ${a.id} (${a.tries})`, a.id] as const))('blocks %s', (_, id) => {
