@@ -258,8 +258,9 @@ export function telemetry(lines: readonly AttackLine[], start: number, category:
   return lines
     .map((line, i) => {
       if ('raw' in line && typeof line.raw === 'string') return line.raw;
+      const fields = line as Record<string, unknown>;
       hashes += 1;
-      const failure = line.exit_code !== undefined && line.exit_code !== 0;
+      const failure = fields.exit_code !== undefined && fields.exit_code !== 0;
       const event = {
         timestamp: new Date(start + i * 1000).toISOString(),
         tool_name: 'Bash',
@@ -267,8 +268,8 @@ export function telemetry(lines: readonly AttackLine[], start: number, category:
         exit_code: 0,
         duration_ms: 100,
         session_id: 's-0',
-        ...(failure && !('error_category' in line) ? { error_category: category } : {}),
-        ...line,
+        ...(failure && !('error_category' in fields) ? { error_category: category } : {}),
+        ...fields,
       };
       return `${JSON.stringify(event)}\n`;
     })
