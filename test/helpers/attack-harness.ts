@@ -32,16 +32,17 @@ export interface CorpusOptions {
   onJob?: (label: string, ms: number) => void;
 }
 
-type Record_ = ((attack: Attack, column: Column, mode: Mode, finding: string) => void) & { reached?: (attack: Attack) => void };
+type Record_ = ((attack: Attack, column: Column, mode: Mode, finding: string) => void) & { reached?: (attack: Attack) => void; answered?: (id: string) => void };
 
 export async function runCorpus(attacks: readonly Attack[], options: CorpusOptions = {}): Promise<AttackResult[]> {
-  const results = new Map(attacks.map((attack) => [attack.id, { id: attack.id, family: attack.family, columns: new Set<Column>(), findings: [] as string[], reached: false }]));
+  const results = new Map(attacks.map((attack) => [attack.id, { id: attack.id, family: attack.family, columns: new Set<Column>(), findings: [] as string[], reached: false, answered: false }]));
   const record: Record_ = (attack, column, mode, finding) => {
     const result = results.get(attack.id)!;
     result.columns.add(column);
     result.findings.push(`${column} (${mode}): ${finding}`);
   };
   record.reached = (attack) => void (results.get(attack.id)!.reached = true);
+  record.answered = (id) => void (results.get(id) && (results.get(id)!.answered = true));
   const jobs: { label: string; run: () => Promise<void> }[] = [];
   for (const family of FAMILIES) {
     const content = attacks.filter((a): a is ContentAttack => a.kind === 'content' && a.family === family);
@@ -55,7 +56,7 @@ export async function runCorpus(attacks: readonly Attack[], options: CorpusOptio
     for (const mode of attack.modes ?? ['offline']) jobs.push({ label: `${attack.id} (${mode})`, run: () => runScenario(attack, mode, record) });
   }
   await pool(jobs, options.concurrency ?? 3, options.onJob);
-  return [...results.values()].map((r) => ({ id: r.id, family: r.family, columns: COLUMNS.filter((c) => r.columns.has(c)), findings: r.findings, reached: r.reached }));
+  return [...results.values()].map((r) => ({ id: r.id, family: r.family, columns: COLUMNS.filter((c) => r.columns.has(c)), findings: r.findings, reached: r.reached && (attacks.find((a) => a.id === r.id)?.answer === undefined || r.answered) }));
 }
 
 async function pool(jobs: { label: string; run: () => Promise<void> }[], width: number, onJob?: (label: string, ms: number) => void): Promise<void> {
@@ -82,7 +83,7 @@ async function runContent(batch: readonly ContentAttack[], mode: Mode, record: R
       appendFileSync(join(sandbox.dir, 'logs/telemetry.jsonl'), telemetry(attack.lines, start, attackCategory(attack)));
       start += attack.lines.length * 1000;
     }
-    const night = await withModel(mode, all, (env) => observedNight(sandbox, ['run'], NOW, env, KILL_AFTER_MS * 4, 60_000));
+    const night = await withModel(mode, all, record.answered, (env) => observedNight(sandbox, ['run'], NOW, env, KILL_AFTER_MS * 4, 60_000));
     const problems = [...crashFindings(night.run, 'ok', 60_000).map((f) => ['crash', f] as const), ...night.outside.map((f) => ['outside', f] as const), ...night.markers.map((f) => ['code', f] as const)];
     if (problems.length > 0 && batch.length > 1) {
       // Whose doing was it? Each attack alone (rare: only when a batch misbehaved).
@@ -129,7 +130,7 @@ async function runScenario(attack: ScenarioAttack, mode: Mode, record: Record_):
     const runs: NightRun[] = [];
     const bodies: string[] = [];
     const maxMs = attack.limits?.ms ?? DEFAULT_MAX_MS;
-    await withModel(mode, [attack], async (env) => {
+    await withModel(mode, [attack], record.answered, async (env) => {
       for (const [index, night] of attack.nights.entries()) {
         if (night.lines) appendFileSync(join(sandbox.dir, 'logs/telemetry.jsonl'), telemetry(night.lines, NOW + (night.day ?? index) * DAY - 6 * 3600_000, attackCategory(attack)));
         night.before?.(sandbox);
@@ -175,11 +176,11 @@ interface ObservedNight {
 }
 
 /** Runs `body` with the env for this mode: offline (no key), or the hostile model on a server of its own. */
-async function withModel<T>(mode: Mode, attacks: readonly Attack[], body: (env: ModelEnv) => Promise<T>): Promise<T> {
+async function withModel<T>(mode: Mode, attacks: readonly Attack[], answered: ((id: string) => void) | undefined, body: (env: ModelEnv) => Promise<T>): Promise<T> {
   if (mode === 'offline') return body({ bodies: [] });
   const server: FakeMessagesServer = await startFakeMessagesServer();
   try {
-    server.respond(hostileModel(attacks));
+    server.respond(hostileModel(attacks, answered));
     return await body({ bodies: [], ANTHROPIC_API_KEY: 'sk-ant-corpus-fake-key', ANTHROPIC_BASE_URL: server.baseURL, __server: server });
   } finally {
     await server.close();

@@ -10,7 +10,8 @@ import { replies, type Reply } from './fake-messages-server.js';
 
 export const WRITER_TOOL = 'write_rule';
 
-export function hostileModel(attacks: readonly Attack[]): (body: unknown) => Reply {
+/** `answered` hears the id of each attack whose scripted answer was served (its block then means something). */
+export function hostileModel(attacks: readonly Attack[], answered: (id: string) => void = () => {}): (body: unknown) => Reply {
   const byCategory = new Map(attacks.map((attack) => [attackCategory(attack), attack]));
   return (body) => {
     const request = (body ?? {}) as { tool_choice?: { name?: string }; tools?: { name: string; input_schema?: unknown }[]; messages?: { content?: unknown }[] };
@@ -21,7 +22,10 @@ export function hostileModel(attacks: readonly Attack[]): (body: unknown) => Rep
     const category = /\ncategory: (\S+)/.exec(text)?.[1] ?? '';
     // A scenario runs alone: its answer is for every cluster of its repository.
     const attack = byCategory.get(category) ?? attacks.find((a) => a.answer !== undefined && text.includes(attackCategory(a))) ?? (attacks.length === 1 ? attacks[0] : undefined);
-    if (attack?.answer !== undefined) return fill(typeof attack.answer === 'function' ? attack.answer(tool) : attack.answer, tool);
+    if (attack?.answer !== undefined) {
+      answered(attack.id);
+      return fill(typeof attack.answer === 'function' ? attack.answer(tool) : attack.answer, tool);
+    }
     return obey(text, tool);
   };
 }
