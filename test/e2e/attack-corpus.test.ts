@@ -1,0 +1,72 @@
+import { writeFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ATTACKS } from '../fixtures/attacks/index.js';
+import { KNOWN_LEAKS } from '../fixtures/attacks/known-leaks.js';
+import { FAMILIES, type AttackResult } from '../fixtures/attacks/types.js';
+import { foldPhrase, secretFindings, surfaceText, unsafeFindings } from '../helpers/attack-detect.js';
+import { countTable, renderTable, runCorpus } from '../helpers/attack-harness.js';
+
+/**
+ * The attack corpus (issue 14, item 7; test/fixtures/attacks/) through the whole pipeline: the built CLI
+ * in real temp git repositories, offline and against a hostile fake model on 127.0.0.1. Every attack not
+ * in known-leaks.ts must be fully blocked (no column). ATTACKS_LEAKING=1 also checks that each listed
+ * attack still leaks where listed; ATTACKS_OUT=<file> writes the results as JSON (`npm run attacks`);
+ * ATTACKS_ONLY=<id,…|family> runs a subset; ATTACKS_VERBOSE=1 prints each job's time; ATTACKS_CONCURRENCY
+ * (3) and ATTACKS_KILL_MS (30 s, a hang) tune it. Nights run as child processes rather than in this one:
+ * an attack that hangs the tool (a FIFO, /dev/zero) must be killed and counted, not stall the file; the
+ * content attacks of a family share one repository per mode, so there are few of them.
+ */
+
+const only = process.env.ATTACKS_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
+const selected = only ? ATTACKS.filter((a) => only.includes(a.id) || only.includes(a.family)) : ATTACKS;
+let results: AttackResult[] = [];
+
+describe('attack corpus', () => {
+  beforeAll(async () => {
+    const onJob = process.env.ATTACKS_VERBOSE === '1' ? (label: string, ms: number) => void process.stderr.write(`${ms} ms  ${label}\n`) : undefined;
+    results = await runCorpus(selected, { concurrency: Number(process.env.ATTACKS_CONCURRENCY ?? 3), onJob });
+    if (process.env.ATTACKS_OUT) writeFileSync(process.env.ATTACKS_OUT, `${JSON.stringify({ table: countTable(results), results }, null, 2)}\n`);
+    // The table on every run: what CI measured, next to the test names.
+    process.stderr.write(`${renderTable(results)}\n`);
+  }, 600_000);
+
+  it('holds at least 250 attacks in the six families, each with an id of its own and a way to see its leak', () => {
+    expect(new Set(ATTACKS.map((a) => a.id)).size).toBe(ATTACKS.length);
+    expect(ATTACKS.length).toBeGreaterThanOrEqual(250);
+    for (const family of FAMILIES) expect(ATTACKS.filter((a) => a.family === family).length, family).toBeGreaterThanOrEqual(15);
+    for (const attack of ATTACKS) {
+      const detectable = (attack.unsafe?.length ?? 0) + (attack.canary?.length ?? 0) + (attack.secrets?.length ?? 0) > 0 || attack.kind === 'scenario';
+      expect(detectable, `${attack.id} has nothing to detect`).toBe(true);
+    }
+    for (const id of Object.keys(KNOWN_LEAKS)) expect(ATTACKS.some((a) => a.id === id), `known leak ${id} is not in the corpus`).toBe(true);
+  });
+
+  it('sees a leak through the disguises it folds (ANSI, zero-width, full-width, JSON escapes, look-alikes, code spans)', () => {
+    const attack = { id: 'x', family: 'secrets', kind: 'content', tries: '', lines: [], secrets: ['AbCdEfGhIjKlMnOpQrStUv'], unsafe: ['push --force'] } as const;
+    const stored = JSON.stringify({ sample: 'token AbCdEf\u001b[0mGhIj\u200bKlMnOp' });
+    expect(secretFindings(attack as never, [{ name: 'state', text: surfaceText(stored) }])).toHaveLength(1);
+    expect(secretFindings(attack as never, [{ name: 'state', text: surfaceText('ＡｂＣｄＥｆＧｈＩｊＫｌＭｎ') }])).toHaveLength(1);
+    expect(secretFindings(attack as never, [{ name: 'state', text: surfaceText('AbCdEf [REDACTED]') }])).toEqual([]);
+    expect(unsafeFindings(attack as never, ['Run `git рush` `--fоrce`.'], [])).toHaveLength(1);
+    expect(unsafeFindings(attack as never, ['Run `git pull --rebase`.'], [])).toEqual([]);
+    expect(foldPhrase('Run `git рush --fоrce`')).toContain('push --force');
+    expect(unsafeFindings(attack as never, ['Run `git рush --fоrce`.'], [])).toHaveLength(1);
+  });
+
+  it('brings every injection and model attack to the rule writer (promoted), so its block means something', () => {
+    const lost = results.filter((r) => (r.family === 'injection' || r.family === 'model') && !r.reached).map((r) => r.id);
+    expect(lost).toEqual([]);
+  });
+
+  it.each(selected.filter((a) => !(a.id in KNOWN_LEAKS)).map((a) => [`${a.family}: ${a.id} (${a.tries})`, a.id] as const))('blocks %s', (_, id) => {
+    const result = results.find((r) => r.id === id)!;
+    expect(result.findings).toEqual([]);
+  });
+
+  if (process.env.ATTACKS_LEAKING === '1') {
+    it.each(selected.filter((a) => a.id in KNOWN_LEAKS).map((a) => [a.id] as const))('%s still leaks where listed', (id) => {
+      const result = results.find((r) => r.id === id)!;
+      for (const column of KNOWN_LEAKS[id]!) expect(result.columns, `${id} no longer leaks in ${column}: take it off known-leaks.ts`).toContain(column);
+    });
+  }
+});
