@@ -1,10 +1,9 @@
 import { redact } from '../safety/redact.js';
 import type { TelemetryEvent } from '../telemetry/event.js';
 import { maskHomePaths, signatureKey } from '../templates/signature.js';
-import { maskVariables } from '../templates/line-mask.js';
 import { isShellTool, toolFamily } from '../telemetry/tool-family.js';
-import { errorLine } from '../telemetry/error-line.js';
 import { BoundedMemo } from './bounded-memo.js';
+import { FailureLines } from './failure-lines.js';
 import { DistinctCounter, type DistinctState } from './distinct.js';
 import { fnv1a, mix32 } from '../model/hash.js';
 import { SignatureCounter, type HashBudget, type SignatureState } from './signature-counter.js';
@@ -100,6 +99,7 @@ export class ClusterBuilder {
   private readonly hashBudget: HashBudget = { left: MAX_HASHED_SIGNATURES };
   /** Per message: its signature key, its masked error line, and the families of the commands that gave it. */
   private readonly messages = new BoundedMemo<{ signature: string | null; line: string; families: Map<string, string> }>();
+  private readonly failureLines = new FailureLines();
   /** Events that would have opened a cluster past `maxClusters` (a pathological night). */
   overflow = 0;
 
@@ -112,10 +112,8 @@ export class ClusterBuilder {
   add(kind: ClusterKind, event: TelemetryEvent, ts: number, ref: EventRef, baseline: number | null = null): { key: string; tool: string } | null {
     // A failure's cluster is its tool, category and masked error line (templates are mined from those lines).
     const message = event.error_message;
-    // Per message, once: its signature key and the line a template is mined from (the error line: the
-    // exception that ended a traceback, pytest's verdict, the shell's complaint), redacted before its
-    // values are masked (masking first would hide a key such as DB_1_PASSWORD and leave its value).
-    const known = kind === 'failure' && message ? this.messages.get(message, () => ({ signature: signatureKey(message), line: maskVariables(redact(errorLine(message))), families: new Map<string, string>() })) : null;
+    // Per message, once: its signature key and the line a template is mined from (see FailureLines).
+    const known = kind === 'failure' && message ? this.messages.get(message, () => ({ signature: signatureKey(message), line: this.failureLines.of(message), families: new Map<string, string>() })) : null;
     const signature = known?.signature ?? null;
     const line = kind === 'failure' ? (known?.line ?? '') : null;
     // A shell tool's failures belong to the program that failed (its family), named per call.
