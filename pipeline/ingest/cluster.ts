@@ -98,7 +98,7 @@ export class ClusterBuilder {
   /** Signatures all clusters may still count by hash (hashOverflowSignatures). */
   private readonly hashBudget: HashBudget = { left: MAX_HASHED_SIGNATURES };
   /** Per message: its signature key, its masked error line, and the families of the commands that gave it. */
-  private readonly messages = new BoundedMemo<{ signature: string | null; line: string; families: Map<string, string> }>();
+  private readonly messages = new BoundedMemo<KnownMessage>();
   private readonly failureLines = new FailureLines();
   /** Events that would have opened a cluster past `maxClusters` (a pathological night). */
   overflow = 0;
@@ -113,13 +113,13 @@ export class ClusterBuilder {
     // A failure's cluster is its tool, category and masked error line (templates are mined from those lines).
     const message = event.error_message;
     // Per message, once: its signature key and the line a template is mined from (see FailureLines).
-    const known = kind === 'failure' && message ? this.messages.get(message, () => ({ signature: signatureKey(message), line: this.failureLines.of(message), families: new Map<string, string>() })) : null;
+    const known = kind === 'failure' && message ? this.messages.get(message, () => ({ signature: signatureKey(message), line: this.failureLines.of(message), families: new Map<string, string>(), keys: new Map<string, string>() })) : null;
     const signature = known?.signature ?? null;
     const line = kind === 'failure' ? (known?.line ?? '') : null;
     // A shell tool's failures belong to the program that failed (its family), named per call.
     const shellFamily = kind === 'failure' && isShellTool(event.tool_name) ? this.shellFamily(event, known?.families) : null;
     const base = shellFamily === null ? this.mapKey(kind, event) : `failure\u0000${shellFamily}\u0000${failureCategory(event, this.categories)}`;
-    const mapKey = line === null ? base : `${base}\u0000${line}`;
+    const mapKey = line === null ? base : withLine(base, line, known?.keys);
     let acc = this.clusters.get(mapKey);
     if (!acc) {
       const category = kind === 'failure' ? failureCategory(event, this.categories) : null;
@@ -269,6 +269,26 @@ export class ClusterBuilder {
     samples[samples.length - 1] = { priority, event, ref, ts };
     samples.sort((a, b) => a.priority - b.priority);
   }
+}
+
+/** What the builder remembers of a failure message (see ClusterBuilder.add). */
+interface KnownMessage {
+  signature: string | null;
+  line: string;
+  /** Per tool name and command, the family of the shell program that failed. */
+  families: Map<string, string>;
+  /** Per cluster key without the line, the key with it (built once, not per failure). */
+  keys: Map<string, string>;
+}
+
+/** A failure's cluster key: its tool, category and masked error line. */
+function withLine(base: string, line: string, keys: Map<string, string> | undefined): string {
+  let key = keys?.get(base);
+  if (key === undefined) {
+    key = `${base}\u0000${line}`;
+    if (keys && keys.size < 16) keys.set(base, key);
+  }
+  return key;
 }
 
 /**
