@@ -113,13 +113,13 @@ export class ClusterBuilder {
     // A failure's cluster is its tool, category and masked error line (templates are mined from those lines).
     const message = event.error_message;
     // Per message, once: its signature key and the line a template is mined from (see FailureLines).
-    const known = kind === 'failure' && message ? this.messages.get(message, () => ({ signature: signatureKey(message), line: this.failureLines.of(message), families: new Map<string, string>(), keys: new Map<string, string>() })) : null;
+    const known = kind === 'failure' && message ? this.messages.get(message, () => ({ signature: signatureKey(message), line: this.failureLines.of(message), families: null, base: null, key: null })) : null;
     const signature = known?.signature ?? null;
     const line = kind === 'failure' ? (known?.line ?? '') : null;
     // A shell tool's failures belong to the program that failed (its family), named per call.
-    const shellFamily = kind === 'failure' && isShellTool(event.tool_name) ? this.shellFamily(event, known?.families) : null;
+    const shellFamily = kind === 'failure' && isShellTool(event.tool_name) ? this.shellFamily(event, known === null ? undefined : (known.families ??= new Map())) : null;
     const base = shellFamily === null ? this.mapKey(kind, event) : `failure\u0000${shellFamily}\u0000${failureCategory(event, this.categories)}`;
-    const mapKey = line === null ? base : withLine(base, line, known?.keys);
+    const mapKey = line === null ? base : withLine(base, line, known);
     let acc = this.clusters.get(mapKey);
     if (!acc) {
       const category = kind === 'failure' ? failureCategory(event, this.categories) : null;
@@ -275,18 +275,20 @@ export class ClusterBuilder {
 interface KnownMessage {
   signature: string | null;
   line: string;
-  /** Per tool name and command, the family of the shell program that failed. */
-  families: Map<string, string>;
-  /** Per cluster key without the line, the key with it (built once, not per failure). */
-  keys: Map<string, string>;
+  /** Per tool name and command, the family of the shell program that failed (shell tools only). */
+  families: Map<string, string> | null;
+  /** The last cluster key without the line, and with it: built once per message and tool, not per failure. */
+  base: string | null;
+  key: string | null;
 }
 
 /** A failure's cluster key: its tool, category and masked error line. */
-function withLine(base: string, line: string, keys: Map<string, string> | undefined): string {
-  let key = keys?.get(base);
-  if (key === undefined) {
-    key = `${base}\u0000${line}`;
-    if (keys && keys.size < 16) keys.set(base, key);
+function withLine(base: string, line: string, known: KnownMessage | null): string {
+  if (known !== null && known.base === base) return known.key!;
+  const key = `${base}\u0000${line}`;
+  if (known !== null) {
+    known.base = base;
+    known.key = key;
   }
   return key;
 }
