@@ -29,7 +29,9 @@ export function maskVariables(line: string): string {
  * `maskVariables` on generated lines.
  */
 export class LineMasker {
-  private readonly byShape = new Map<string, ShapeMask | null>();
+  /** By a hash of the digit shape: the lines that first had each shape, and their shape's mask. */
+  private readonly byShape = new Map<number, { line: string; mask: ShapeMask | null }[]>();
+  private shapes = 0;
 
   constructor(
     private readonly maxEntries = 4096,
@@ -38,11 +40,17 @@ export class LineMasker {
 
   mask(line: string): string {
     if (line.length > this.maxLength) return maskVariables(line);
-    const shape = digitShape(line);
-    let known = this.byShape.get(shape);
+    // The shape is hashed and compared in place: building it as a string cost more than the rest.
+    const hash = shapeHash(line);
+    let bucket = this.byShape.get(hash);
+    let known: ShapeMask | null | undefined = bucket?.find((entry) => sameShape(entry.line, line))?.mask;
     if (known === undefined) {
       known = learnShape(line);
-      if (this.byShape.size < this.maxEntries) this.byShape.set(shape, known);
+      if (this.shapes < this.maxEntries) {
+        if (bucket === undefined) this.byShape.set(hash, (bucket = []));
+        bucket.push({ line, mask: known });
+        this.shapes += 1;
+      }
     }
     return known === null ? maskVariables(line) : withDigitsOf(known, line);
   }
@@ -54,12 +62,27 @@ interface ShapeMask {
   slots: number[];
 }
 
-const OTHER_DIGITS = /[2-9]/g;
 const MAX_PROBES = 2;
 
-/** The line with each digit 1-9 written `1` (`0` stays: it may start a `0x` hex value). */
-function digitShape(line: string): string {
-  return line.replace(OTHER_DIGITS, '1');
+/** FNV-1a of the line's digit shape (each digit 1-9 read as `1`; `0` stays: it may start a `0x` hex value). */
+function shapeHash(line: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    hash = Math.imul(hash ^ (isNonZeroDigit(c) ? 49 : c), 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+/** Whether two lines have one digit shape. */
+function sameShape(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const c = a.charCodeAt(i);
+    const d = b.charCodeAt(i);
+    if (c !== d && !(isNonZeroDigit(c) && isNonZeroDigit(d))) return false;
+  }
+  return true;
 }
 
 /** Masks numbered copies of a line and reads back where each digit of the result came from. */
