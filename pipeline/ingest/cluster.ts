@@ -245,7 +245,11 @@ export class ClusterBuilder {
   /** The clusters, sorted by id, with every stored message redacted. */
   finish(): Cluster[] {
     for (const acc of this.clusters.values()) if (acc.days.size > this.daysKept) keepNewestDays(acc.days, this.daysKept);
-    return [...this.clusters.values()].map(toCluster).sort((a, b) => (a.id < b.id ? -1 : 1));
+    // Each cluster lists its first 50 inputs and sessions, and they repeat from cluster to cluster (a
+    // session fails in many): each id is redacted once.
+    const ids = new BoundedMemo<string>(20_000, 256);
+    const scrubId = (id: string): string => ids.get(id, () => redact(id));
+    return [...this.clusters.values()].map((acc) => toCluster(acc, scrubId)).sort((a, b) => (a.id < b.id ? -1 : 1));
   }
 
   private get daysKept(): number {
@@ -335,7 +339,7 @@ function newAccumulator(id: string, line: string | null, kind: ClusterKind, tool
   };
 }
 
-function toCluster(acc: Accumulator): Cluster {
+function toCluster(acc: Accumulator, scrubId: (id: string) => string): Cluster {
   const samples = [...acc.samples]
     .sort((a, b) => a.ts - b.ts || a.ref.offset - b.ref.offset)
     .map(({ event, ref, ts }) => toEvidence(event, ref, ts));
@@ -346,8 +350,8 @@ function toCluster(acc: Accumulator): Cluster {
     error_category: acc.category,
     count: acc.count,
     distinct_inputs: acc.inputs.size,
-    input_hashes: acc.inputs.first().map(redact),
-    sessions: acc.sessions.first().map(redact),
+    input_hashes: acc.inputs.first().map(scrubId),
+    sessions: acc.sessions.first().map(scrubId),
     first_seen: new Date(acc.first).toISOString(),
     last_seen: new Date(acc.last).toISOString(),
     days: Object.fromEntries([...acc.days].sort(([a], [b]) => a - b).map(([day, n]) => [new Date(day * 86_400_000).toISOString().slice(0, 10), n])),
