@@ -1,10 +1,9 @@
 import { redact } from '../safety/redact.js';
 import type { TelemetryEvent } from '../telemetry/event.js';
 import { maskHomePaths, signatureKey } from '../templates/signature.js';
-import { maskVariables } from '../templates/line-mask.js';
 import { isShellTool, toolFamily } from '../telemetry/tool-family.js';
-import { errorLine } from '../telemetry/error-line.js';
 import { BoundedMemo } from './bounded-memo.js';
+import { FailureLines } from './failure-lines.js';
 import { DistinctCounter, type DistinctState } from './distinct.js';
 import { fnv1a, mix32 } from '../model/hash.js';
 import { SignatureCounter, type HashBudget, type SignatureState } from './signature-counter.js';
@@ -99,7 +98,8 @@ export class ClusterBuilder {
   /** Signatures all clusters may still count by hash (hashOverflowSignatures). */
   private readonly hashBudget: HashBudget = { left: MAX_HASHED_SIGNATURES };
   /** Per message: its signature key, its masked error line, and the families of the commands that gave it. */
-  private readonly messages = new BoundedMemo<{ signature: string | null; line: string; families: Map<string, string> }>();
+  private readonly messages = new BoundedMemo<KnownMessage>();
+  private readonly failureLines = new FailureLines();
   /** Events that would have opened a cluster past `maxClusters` (a pathological night). */
   overflow = 0;
 
@@ -112,16 +112,14 @@ export class ClusterBuilder {
   add(kind: ClusterKind, event: TelemetryEvent, ts: number, ref: EventRef, baseline: number | null = null): { key: string; tool: string } | null {
     // A failure's cluster is its tool, category and masked error line (templates are mined from those lines).
     const message = event.error_message;
-    // Per message, once: its signature key and the line a template is mined from (the error line: the
-    // exception that ended a traceback, pytest's verdict, the shell's complaint), redacted before its
-    // values are masked (masking first would hide a key such as DB_1_PASSWORD and leave its value).
-    const known = kind === 'failure' && message ? this.messages.get(message, () => ({ signature: signatureKey(message), line: maskVariables(redact(errorLine(message))), families: new Map<string, string>() })) : null;
+    // Per message, once: its signature key and the line a template is mined from (see FailureLines).
+    const known = kind === 'failure' && message ? this.messages.get(message, () => ({ signature: signatureKey(message), line: this.failureLines.of(message), families: null, base: null, key: null })) : null;
     const signature = known?.signature ?? null;
     const line = kind === 'failure' ? (known?.line ?? '') : null;
     // A shell tool's failures belong to the program that failed (its family), named per call.
-    const shellFamily = kind === 'failure' && isShellTool(event.tool_name) ? this.shellFamily(event, known?.families) : null;
+    const shellFamily = kind === 'failure' && isShellTool(event.tool_name) ? this.shellFamily(event, known === null ? undefined : (known.families ??= new Map())) : null;
     const base = shellFamily === null ? this.mapKey(kind, event) : `failure\u0000${shellFamily}\u0000${failureCategory(event, this.categories)}`;
-    const mapKey = line === null ? base : `${base}\u0000${line}`;
+    const mapKey = line === null ? base : withLine(base, line, known);
     let acc = this.clusters.get(mapKey);
     if (!acc) {
       const category = kind === 'failure' ? failureCategory(event, this.categories) : null;
@@ -247,7 +245,11 @@ export class ClusterBuilder {
   /** The clusters, sorted by id, with every stored message redacted. */
   finish(): Cluster[] {
     for (const acc of this.clusters.values()) if (acc.days.size > this.daysKept) keepNewestDays(acc.days, this.daysKept);
-    return [...this.clusters.values()].map(toCluster).sort((a, b) => (a.id < b.id ? -1 : 1));
+    // Each cluster lists its first 50 inputs and sessions, and they repeat from cluster to cluster (a
+    // session fails in many): each id is redacted once.
+    const ids = new BoundedMemo<string>(20_000, 256);
+    const scrubId = (id: string): string => ids.get(id, () => redact(id));
+    return [...this.clusters.values()].map((acc) => toCluster(acc, scrubId)).sort((a, b) => (a.id < b.id ? -1 : 1));
   }
 
   private get daysKept(): number {
@@ -271,6 +273,28 @@ export class ClusterBuilder {
     samples[samples.length - 1] = { priority, event, ref, ts };
     samples.sort((a, b) => a.priority - b.priority);
   }
+}
+
+/** What the builder remembers of a failure message (see ClusterBuilder.add). */
+interface KnownMessage {
+  signature: string | null;
+  line: string;
+  /** Per tool name and command, the family of the shell program that failed (shell tools only). */
+  families: Map<string, string> | null;
+  /** The last cluster key without the line, and with it: built once per message and tool, not per failure. */
+  base: string | null;
+  key: string | null;
+}
+
+/** A failure's cluster key: its tool, category and masked error line. */
+function withLine(base: string, line: string, known: KnownMessage | null): string {
+  if (known !== null && known.base === base) return known.key!;
+  const key = `${base}\u0000${line}`;
+  if (known !== null) {
+    known.base = base;
+    known.key = key;
+  }
+  return key;
 }
 
 /**
@@ -315,7 +339,7 @@ function newAccumulator(id: string, line: string | null, kind: ClusterKind, tool
   };
 }
 
-function toCluster(acc: Accumulator): Cluster {
+function toCluster(acc: Accumulator, scrubId: (id: string) => string): Cluster {
   const samples = [...acc.samples]
     .sort((a, b) => a.ts - b.ts || a.ref.offset - b.ref.offset)
     .map(({ event, ref, ts }) => toEvidence(event, ref, ts));
@@ -326,8 +350,8 @@ function toCluster(acc: Accumulator): Cluster {
     error_category: acc.category,
     count: acc.count,
     distinct_inputs: acc.inputs.size,
-    input_hashes: acc.inputs.first().map(redact),
-    sessions: acc.sessions.first().map(redact),
+    input_hashes: acc.inputs.first().map(scrubId),
+    sessions: acc.sessions.first().map(scrubId),
     first_seen: new Date(acc.first).toISOString(),
     last_seen: new Date(acc.last).toISOString(),
     days: Object.fromEntries([...acc.days].sort(([a], [b]) => a - b).map(([day, n]) => [new Date(day * 86_400_000).toISOString().slice(0, 10), n])),

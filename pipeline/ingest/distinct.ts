@@ -15,6 +15,8 @@ export class DistinctCounter {
   private registers: Uint8Array | null = null;
   /** The `keep` smallest values seen, sorted. */
   private smallest: string[] = [];
+  /** The value added last: the same value again (a session's failures in a row) changes nothing. */
+  private last: string | undefined;
 
   constructor(
     private readonly exactLimit = 1024,
@@ -22,6 +24,8 @@ export class DistinctCounter {
   ) {}
 
   add(value: string): void {
+    if (value === this.last) return;
+    this.last = value;
     const hash = hash52(value);
     if (this.slots !== null) {
       if (!this.insert(hash)) return;

@@ -52,6 +52,8 @@ export interface FoldOptions {
 }
 
 export const MAX_INVALID_SAMPLES = 20;
+/** Tool names whose family is remembered (a hostile log may invent many: past this, each is judged again). */
+const MAX_TOOL_NAMES = 10_000;
 
 /**
  * Lines a fold reads with JSON.parse before it uses the event scanner. Both give the same result; cold,
@@ -78,6 +80,8 @@ export class IngestFold {
   /** What worked after a failure (a range's fold also keeps each session's first calls, for the merge). */
   readonly recovery: RecoveryTracker;
   private readonly callShapes = new BoundedMemo<{ family: string; shape: string | null }>();
+  /** Tool name → its family, or null for a shell tool (whose family depends on the command). */
+  private readonly families = new BoundedMemo<string | null>(MAX_TOOL_NAMES, 256);
   private readonly scanner = new EventScanner();
   /** The line JSON.parse read, as the scanner presents its own (one object, set to each line). */
   private readonly parsed = new ParsedEvent();
@@ -143,15 +147,28 @@ export class IngestFold {
     this.usage.addCall(read.toolName);
     const refs = read.memoryRefs();
     if (refs !== undefined) this.usage.addRefs(refs, ts);
-    const session = read.sessionId();
     if (read.exitCode === 0) {
-      if (session !== undefined && this.recovery.wants(session)) this.recovery.observe(this.successCall(session, read.event()));
+      // Most successes follow no failure: their session is not even read.
+      if (!this.recovery.idle) this.followUp(read);
       return this.detector.observeSuccess(read.toolName, read.durationMs, segment.file, offset, read);
     }
     const event = read.event();
     if (!isFailure(event)) return;
     const cluster = this.builder.add('failure', event, ts, { file: segment.file, offset });
+    const session = event.session_id;
     if (session !== undefined && cluster !== null) this.recovery.observe({ session, family: cluster.tool, failure: cluster.key, shape: null });
+  }
+
+  /**
+   * A success as what may have worked after a failure. A tool that is not a shell is its own family, so
+   * the call's event (for its shape) is built only when that family is the one a failure waits on.
+   */
+  private followUp(read: ReadEvent): void {
+    const session = read.sessionId();
+    if (session === undefined || !this.recovery.wants(session)) return;
+    const family = this.families.get(read.toolName, () => (isShellTool(read.toolName) ? null : toolFamily(read.toolName)));
+    if (family !== null && !this.recovery.needsShape(session, family)) return this.recovery.observe({ session, family, failure: null, shape: null });
+    this.recovery.observe(this.successCall(session, read.event()));
   }
 
   private countValid(ts: number): void {

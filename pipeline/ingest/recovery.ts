@@ -47,9 +47,23 @@ export class RecoveryTracker {
 
   constructor(private readonly keepHeads = false) {}
 
+  /** Whether no call can matter now: no failure waits and no first calls are kept (a success's session need not be read). */
+  get idle(): boolean {
+    return this.waiting.size === 0 && !this.keepHeads;
+  }
+
   /** Whether a session's next call matters: a failure waits in it, or its first calls are kept. */
   wants(session: string): boolean {
     return this.waiting.has(session) || (this.keepHeads && (this.heads.get(session)?.length ?? 0) < FOLLOW_WINDOW);
+  }
+
+  /**
+   * Whether the shape of a success of `family` in `session` can be recorded: it follows a failure of its
+   * family, or it may be one of the session's first calls kept for the merge. Otherwise a null shape
+   * gives the same result, and the caller need not build the call's event to find it.
+   */
+  needsShape(session: string, family: string): boolean {
+    return this.keepHeads || this.waiting.get(session)?.family === family;
   }
 
   observe(call: Call): void {

@@ -36,7 +36,8 @@ export function errorLine(message: string): string {
   const chosen =
     lines.find((line) => PYTEST_REASON.test(line)) ??
     tracebackException(lines) ??
-    lines.find((line) => MISSING_PROGRAM.test(line)) ??
+    // Every form of the complaint says `not found`: a substring search is cheaper than the pattern.
+    lines.find((line) => line.includes('not found') && MISSING_PROGRAM.test(line)) ??
     lintDiagnostic(lines) ??
     findLast(lines, (line) => EXCEPTION.test(line)) ??
     lines.find((line) => PYTEST_E.test(line)) ??
@@ -64,7 +65,8 @@ const MAX_LINE_CHARS = 1000;
 const LINT = /^(?:- |\S{1,200}?:\d+:\d+: )[A-Z]{1,3}\d{2,4} \S/;
 
 function lintDiagnostic(lines: readonly string[]): string | undefined {
-  const line = lines.find((l) => LINT.test(l.trim()));
+  // Both forms hold `- ` or `: ` (checked first: most lines have neither, and trimming copies a line).
+  const line = lines.find((l) => (l.includes(': ') || l.includes('- ')) && LINT.test(l.trim()));
   return line?.trim().replace(/^- /, '');
 }
 
@@ -102,9 +104,21 @@ function candidateLines(message: string): string[] {
     const tail = message.slice(-MAX_LINES * MAX_LINE_CHARS).split('\n').slice(1);
     lines = [...lines.slice(0, MAX_LINES), ...tail.slice(-MAX_LINES)];
   }
-  return lines.map((line) => line.trimEnd().slice(0, MAX_LINE_CHARS)).filter((line) => line.trim() !== '' && !/^Exit code -?\d+$/.test(line));
+  // One pass and one array (this runs once per distinct failure message of a night).
+  const kept: string[] = [];
+  for (const raw of lines) {
+    const trimmed = raw.trimEnd();
+    const line = trimmed.length > MAX_LINE_CHARS ? trimmed.slice(0, MAX_LINE_CHARS) : trimmed;
+    // \S is what trim() keeps: a line with none is blank.
+    if (NOT_BLANK.test(line) && !(line.charCodeAt(0) === 69 && EXIT_CODE.test(line))) kept.push(line);
+  }
+  return kept;
 }
 
+const NOT_BLANK = /\S/;
+const EXIT_CODE = /^Exit code -?\d+$/;
+
+const TRACEBACK = 'Traceback (most recent call last):';
 /** What a traceback's last line starts with: a (dotted) name, then a colon or nothing. */
 const RAISED = /^[A-Za-z_][\w.]*(?::|$)/;
 
@@ -116,7 +130,7 @@ const RAISED = /^[A-Za-z_][\w.]*(?::|$)/;
 function tracebackException(lines: readonly string[]): string | undefined {
   let start = -1;
   for (let i = lines.length - 1; i >= 0; i--) {
-    if (/^Traceback \(most recent call last\):$/.test(lines[i]!.trim())) {
+    if (lines[i]!.includes(TRACEBACK) && /^Traceback \(most recent call last\):$/.test(lines[i]!.trim())) {
       start = i;
       break;
     }
