@@ -98,6 +98,7 @@ function stateProblems(path: string, problems: Problem[]) {
 
 /** `rules.r-3f9a1c.last_reinforced: expected an ISO-8601 date, found "not-a-date"`, the value redacted and cut short. */
 function describe(problem: Problem): string {
+  if (problem.message !== undefined) return `${problem.path || '(the file)'}: ${redact(problem.message)}`;
   const found = problem.found === undefined ? 'nothing (the field is missing)' : redact(truncate(JSON.stringify(problem.found), 60));
   return `${problem.path || '(the file)'}: expected ${problem.expected}, found ${found}`;
 }

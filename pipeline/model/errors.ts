@@ -80,7 +80,7 @@ export const errors = {
     return new SleepCycleError('E_GIT', `git ${action} failed: ${truncate(reason, 600)}`, { action });
   },
   state(path: string, problem: string, fix: string): SleepCycleError {
-    return new SleepCycleError('E_STATE', `${path}: ${problem}. ${fix}`, { path });
+    return new SleepCycleError('E_STATE', `${path}: ${problem}. ${fix}`, { path, problem });
   },
   internal(message: string): SleepCycleError {
     return new SleepCycleError('E_INTERNAL', message);
