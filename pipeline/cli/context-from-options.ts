@@ -1,7 +1,9 @@
 import { resolve } from 'node:path';
 import type { Logger, RunContext, RunOptions } from '../context.js';
 import { systemClock, type Clock } from '../io/clock.js';
+import { confineFs } from '../io/confine.js';
 import { nodeFs, type FsPort } from '../io/fs.js';
+import { packageRoot } from '../io/paths.js';
 import { simpleGitPort, type GitPort } from '../io/git.js';
 import { workerRangeFolder, type RangeFolderPort } from '../ingest/range-folder.js';
 import { errors } from '../model/errors.js';
@@ -43,7 +45,7 @@ export const CONFIG_FILE = 'config/sleep-cycle.yaml';
 
 export async function loadSettings(deps: CliDeps, root: string, flags: Partial<Settings>): Promise<ResolvedSettings> {
   const filePath = resolve(root, CONFIG_FILE);
-  return resolveSettings({ fileText: await deps.fs.readText(filePath), filePath: CONFIG_FILE, env: deps.env, flags });
+  return resolveSettings({ fileText: await confineFs(deps.fs, root).readText(filePath), filePath: CONFIG_FILE, env: deps.env, flags });
 }
 
 export function buildRunContext(deps: CliDeps, root: string, settings: Settings, options: RunOptions, nowFlag?: string, verbose = false): RunContext {
@@ -59,7 +61,8 @@ export function buildRunContext(deps: CliDeps, root: string, settings: Settings,
     runId: `run-${now.toISOString().replace(/[-:.]/g, '').slice(0, 15)}`,
     settings,
     options,
-    fs: deps.fs,
+    // Confined to the repository (links resolved); the package's bundled policy stays readable.
+    fs: confineFs(deps.fs, root, [packageRoot()]),
     git: deps.git,
     synthesizer: createOfflineSynthesizer(),
     ...llmFor(settings, deps.env),

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { rm, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { SimpleGit } from 'simple-git';
 import { errors } from '../model/errors.js';
+import { resolveLinks } from './confine.js';
 import { asConfigArgs, configOverrides, FIXED_SAFE_CONFIG, PACK_ARGS, parseConfigListing, PROBED_KEYS } from './git-safety.js';
 
 export interface RepoInfo {
@@ -126,6 +127,7 @@ export const simpleGitPort: GitPort = {
   },
   async readHead(root, path, rev = 'HEAD') {
     const git = await gitAt(root);
+    path = committedPath(root, path);
     try {
       const text = await git.raw(['show', '--no-textconv', `${rev}:${path}`]);
       return text.length > 0 ? text : undefined;
@@ -142,6 +144,7 @@ export const simpleGitPort: GitPort = {
   async commitFiles(root, files, message, options = {}) {
     const { git, settings } = await openGit(root);
     try {
+      files = files.map((file) => ({ ...file, path: committedPath(root, file.path) }));
       const paths = files.map((file) => file.path);
       const ignored = paths.length > 0 ? await git.checkIgnore(paths) : [];
       const wanted = files.filter((file) => !ignored.includes(file.path));
@@ -178,6 +181,7 @@ export const simpleGitPort: GitPort = {
   },
   async repairIndex(root, paths, prefix) {
     const git = await gitAt(root);
+    paths = paths.map((path) => committedPath(root, path));
     // One git process on the normal path: nothing of ours is staged.
     const staged = (await optional(git.raw(['diff', '--cached', '--name-only', '--no-ext-diff', '--no-textconv', '--', ...paths]))) ?? '';
     const candidates = staged.split('\n').map((line) => line.trim()).filter(Boolean);
@@ -213,6 +217,17 @@ export const simpleGitPort: GitPort = {
     return (await optional(git.raw(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]))) ?? null;
   },
 };
+
+/**
+ * The path git should record for a file written through a link: an in-repository link (`MEMORY.md ->
+ * docs/AGENT_NOTES.md`) stays a link in the commit, and its target gets the new content. (The confined
+ * filesystem already refused links that leave the repository.)
+ */
+function committedPath(root: string, path: string): string {
+  const rootReal = resolveLinks(resolve(root));
+  const rel = relative(rootReal, resolveLinks(resolve(root, path)));
+  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? path : rel.split(sep).join('/');
+}
 
 /** A held index.lock means another git command is running (or crashed): stop before HEAD moves. */
 async function refuseLockedIndex(git: SimpleGit): Promise<void> {
