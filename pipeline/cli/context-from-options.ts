@@ -6,6 +6,7 @@ import { nodeFs, type FsPort } from '../io/fs.js';
 import { packageRoot } from '../io/paths.js';
 import { simpleGitPort, type GitPort } from '../io/git.js';
 import { workerRangeFolder, type RangeFolderPort } from '../ingest/range-folder.js';
+import { stripControls } from '../model/control-chars.js';
 import { errors } from '../model/errors.js';
 import { resolveSettings, type ResolvedSettings } from '../settings/resolve.js';
 import type { Settings } from '../settings/schema.js';
@@ -52,8 +53,8 @@ export function buildRunContext(deps: CliDeps, root: string, settings: Settings,
   const now = resolveNow(deps, nowFlag);
   // Stage start/finish lines only on request (--verbose): on every terminal run they buried the result.
   const logger: Logger = {
-    info: verbose ? (m) => deps.stderr(`sleep-cycle: ${m}\n`) : () => {},
-    warn: (m) => deps.stderr(`sleep-cycle: warning: ${m}\n`),
+    info: verbose ? (m) => deps.stderr(`sleep-cycle: ${stripControls(m)}\n`) : () => {},
+    warn: (m) => deps.stderr(`sleep-cycle: warning: ${stripControls(m)}\n`),
   };
   return {
     root,

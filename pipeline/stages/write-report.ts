@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { RunContext } from '../context.js';
+import { stripControls } from '../model/control-chars.js';
 import type { Plan } from './plan.js';
 
 /**
@@ -11,7 +12,8 @@ export async function writeReport<I extends { reportText: string; plan: Plan }>(
   if (reportWritten) {
     const path = resolve(ctx.root, ctx.settings.report_file);
     await ctx.fs.removeStaleTemps(path);
-    await ctx.fs.writeAtomic(path, input.reportText);
+    // The report is the nightly PR's body: no escape sequence or bidi override from a log reaches a reviewer.
+    await ctx.fs.writeAtomic(path, stripControls(input.reportText));
   }
   return { ...input, reportPath: ctx.settings.report_file, reportWritten };
 }
