@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli } from '../helpers/in-process.js';
+import { cli, sc } from '../helpers/in-process.js';
 import { failures, git, lines, makeDir, read } from '../helpers/repo.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -142,6 +142,23 @@ describe('hostile repository: links, devices and FIFOs', () => {
       expect(run.json.error.code).toBe('E_IO');
       expect(run.json.error.message).toContain('a FIFO (named pipe)');
       expect(run.json.error.message).toContain(TELEMETRY);
+    }
+  });
+
+  it('the day hook refuses a log or a state folder that leaves the project: nothing is appended outside, and the agent is not blocked', async () => {
+    const payload = JSON.stringify({
+      session_id: 'sess-1', transcript_path: '/tmp/t.jsonl', cwd: '/tmp', hook_event_name: 'PostToolUseFailure', tool_name: 'Bash',
+      tool_input: { command: 'npm test' }, tool_use_id: 'toolu_1', error: 'Exit code 1\nnpm ERR! missing script: test',
+    });
+    for (const what of ['log', 'state'] as const) {
+      const dir = makeDir({ 'logs/.keep': '' });
+      const outside = outsideDir();
+      if (what === 'log') symlinkSync(join(outside.dir, 'victim.md'), join(dir, TELEMETRY));
+      else symlinkSync(join(outside.dir, 'folder'), join(dir, '.sleep-cycle'));
+      const before = outside.snapshot();
+      const run = await sc(dir, ['hook', 'claude-code'], { stdin: payload });
+      expect(run.code, what).toBe(0);
+      expect(outside.snapshot(), what).toEqual(before);
     }
   });
 
