@@ -24,18 +24,19 @@ export function confineFs(inner: FsPort, root: string, readOnly: readonly string
     if (info && !(kind === 'dir' ? info.isDirectory() : info.isFile())) throw notRegular(root, absolute, real, info, kind);
     return real;
   };
+  // Async, so a refused path is a rejected promise like any other failure of the port, never a throw.
   return {
-    readText: (path) => inner.readText(check(path, 'file', 'read')),
-    readRange: (path, start, length) => inner.readRange(check(path, 'file', 'read'), start, length),
-    identify: (path) => inner.identify(check(path, 'file', 'read')),
-    list: (dir) => inner.list(check(dir, 'dir', 'read')),
-    readLines: (path, start, options, onLine) => inner.readLines(check(path, 'file', 'read'), start, options, onLine),
-    writeAtomic: (path, content) => inner.writeAtomic(check(path, 'file', 'write'), content),
-    createExclusive: (path, content) => inner.createExclusive(check(path, 'file', 'write'), content),
-    remove: (path) => inner.remove(check(path, 'file', 'write')),
-    removeStaleTemps: (path) => inner.removeStaleTemps(check(path, 'file', 'write')),
-    removeEmptyDir: (path) => inner.removeEmptyDir(check(path, 'dir', 'write')),
-    rename: (from, to) => inner.rename(check(from, 'file', 'write'), check(to, 'file', 'write')),
+    readText: async (path) => inner.readText(check(path, 'file', 'read')),
+    readRange: async (path, start, length) => inner.readRange(check(path, 'file', 'read'), start, length),
+    identify: async (path) => inner.identify(check(path, 'file', 'read')),
+    list: async (dir) => inner.list(check(dir, 'dir', 'read')),
+    readLines: async (path, start, options, onLine) => inner.readLines(check(path, 'file', 'read'), start, options, onLine),
+    writeAtomic: async (path, content) => inner.writeAtomic(check(path, 'file', 'write'), content),
+    createExclusive: async (path, content) => inner.createExclusive(check(path, 'file', 'write'), content),
+    remove: async (path) => inner.remove(check(path, 'file', 'write')),
+    removeStaleTemps: async (path) => inner.removeStaleTemps(check(path, 'file', 'write')),
+    removeEmptyDir: async (path) => inner.removeEmptyDir(check(path, 'dir', 'write')),
+    rename: async (from, to) => inner.rename(check(from, 'file', 'write'), check(to, 'file', 'write')),
   };
 }
 
