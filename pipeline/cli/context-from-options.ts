@@ -1,9 +1,12 @@
 import { resolve } from 'node:path';
 import type { Logger, RunContext, RunOptions } from '../context.js';
 import { systemClock, type Clock } from '../io/clock.js';
+import { confineFs } from '../io/confine.js';
 import { nodeFs, type FsPort } from '../io/fs.js';
+import { packageRoot } from '../io/paths.js';
 import { simpleGitPort, type GitPort } from '../io/git.js';
 import { workerRangeFolder, type RangeFolderPort } from '../ingest/range-folder.js';
+import { stripControls } from '../model/control-chars.js';
 import { errors } from '../model/errors.js';
 import { resolveSettings, type ResolvedSettings } from '../settings/resolve.js';
 import type { Settings } from '../settings/schema.js';
@@ -43,15 +46,15 @@ export const CONFIG_FILE = 'config/sleep-cycle.yaml';
 
 export async function loadSettings(deps: CliDeps, root: string, flags: Partial<Settings>): Promise<ResolvedSettings> {
   const filePath = resolve(root, CONFIG_FILE);
-  return resolveSettings({ fileText: await deps.fs.readText(filePath), filePath: CONFIG_FILE, env: deps.env, flags });
+  return resolveSettings({ fileText: await confineFs(deps.fs, root).readText(filePath), filePath: CONFIG_FILE, env: deps.env, flags });
 }
 
 export function buildRunContext(deps: CliDeps, root: string, settings: Settings, options: RunOptions, nowFlag?: string, verbose = false): RunContext {
   const now = resolveNow(deps, nowFlag);
   // Stage start/finish lines only on request (--verbose): on every terminal run they buried the result.
   const logger: Logger = {
-    info: verbose ? (m) => deps.stderr(`sleep-cycle: ${m}\n`) : () => {},
-    warn: (m) => deps.stderr(`sleep-cycle: warning: ${m}\n`),
+    info: verbose ? (m) => deps.stderr(`sleep-cycle: ${stripControls(m)}\n`) : () => {},
+    warn: (m) => deps.stderr(`sleep-cycle: warning: ${stripControls(m)}\n`),
   };
   return {
     root,
@@ -59,7 +62,8 @@ export function buildRunContext(deps: CliDeps, root: string, settings: Settings,
     runId: `run-${now.toISOString().replace(/[-:.]/g, '').slice(0, 15)}`,
     settings,
     options,
-    fs: deps.fs,
+    // Confined to the repository (links resolved); the package's bundled policy stays readable.
+    fs: confineFs(deps.fs, root, [packageRoot()]),
     git: deps.git,
     synthesizer: createOfflineSynthesizer(),
     ...llmFor(settings, deps.env),

@@ -1,6 +1,8 @@
 import { dirname, resolve } from 'node:path';
 import type { Option } from 'commander';
 import { errors } from '../model/errors.js';
+import { confineFs } from '../io/confine.js';
+import { nodeFs } from '../io/fs.js';
 import { readProcessStdin } from '../io/stdin.js';
 import { defaultSettings, type Settings } from '../settings/schema.js';
 import { parseClaudeCodeHook } from '../telemetry/claude-code-hook.js';
@@ -86,21 +88,26 @@ export async function handleClaudeCodeHook(options: HookOptions, deps: HookDeps)
 async function recordHook(text: string, arrival: Date, root: string, settings: Settings, deps: HookDeps): Promise<HookResult> {
   const hook = parseClaudeCodeHook(text, compileCategoryPatterns(settings.error_categories));
   const pendingPath = resolve(root, settings.state_dir, PENDING_FILE);
+  // Confined like a run's: a state folder or log that is a link out of the project is refused (and rejected).
+  const fs = confineFs(deps.fs, root);
   switch (hook.kind) {
     case 'reject':
       return rejectPayload(root, settings, arrival, hook.reason, text);
     case 'pre':
-      if (hook.toolUseId !== undefined) await recordPending(deps.fs, pendingPath, hook.toolUseId, arrival.getTime());
+      if (hook.toolUseId !== undefined) await recordPending(fs, pendingPath, hook.toolUseId, arrival.getTime());
       return { outcome: 'pending', tool_use_id: hook.toolUseId ?? null };
     case 'asked':
-      await recordPending(deps.fs, pendingPath, hook.askKey, arrival.getTime());
+      await recordPending(fs, pendingPath, hook.askKey, arrival.getTime());
       return { outcome: 'prompt' };
     case 'post': {
       const keys = hook.toolUseId === undefined ? [hook.askKey] : [hook.toolUseId, hook.askKey];
-      const claimed = await claimPendingAll(deps.fs, pendingPath, keys, arrival.getTime());
+      const claimed = await claimPendingAll(fs, pendingPath, keys, arrival.getTime());
       const started = hook.toolUseId === undefined ? undefined : claimed.get(hook.toolUseId);
       const own = ownDuration({ tool: hook.call.tool, startMs: started ?? arrival.getTime(), endMs: arrival.getTime(), permissionMode: hook.permissionMode, asked: claimed.has(hook.askKey) });
-      const logger = createTelemetryLogger({ path: resolve(root, settings.logs[0]!), now: () => arrival });
+      const logPath = resolve(root, settings.logs[0]!);
+      // The logger appends outside the port: the same check first (a link leaving the project throws E_IO).
+      await fs.identify(logPath);
+      const logger = createTelemetryLogger({ path: logPath, now: () => arrival });
       const event = await logger.log({ ...hook.call, durationMs: started === undefined ? 0 : own.durationMs });
       return { outcome: 'event', event, duration: started === undefined ? 'unknown' : own.wait === 'none' ? 'paired' : 'human' };
     }
@@ -110,7 +117,9 @@ async function recordHook(text: string, arrival: Date, root: string, settings: S
 async function rejectPayload(root: string, settings: Settings, now: Date, reason: string, text: string): Promise<HookResult> {
   const reject = buildHookReject(now, reason, text);
   try {
-    await appendHookReject(resolve(root, settings.state_dir, REJECTS_FILE), reject);
+    const path = resolve(root, settings.state_dir, REJECTS_FILE);
+    await confineFs(nodeFs, root).identify(path);
+    await appendHookReject(path, reject);
   } catch {
     // Nowhere left to report to (read-only checkout?): dropping the payload beats blocking the agent.
   }

@@ -1,4 +1,5 @@
 import { relative, resolve } from 'node:path';
+import { confineFs } from '../io/confine.js';
 import { Option } from 'commander';
 import { errors } from '../model/errors.js';
 import { withLock } from '../io/lock.js';
@@ -30,14 +31,17 @@ export async function importCommand(format: string | undefined, source: string |
   const logPath = resolve(root, options.log ?? settings.logs[0]!);
   const now = deps.clock.now();
   const lock = { path: paths.lock, runId: `import-${now.toISOString().replace(/[-:.]/g, '').slice(0, 15)}`, now, staleMinutes: settings.lock_stale_minutes };
-  const summary: ImportSummary = await withLock(deps.fs, lock, () =>
+  const repoFs = confineFs(deps.fs, root);
+  // The log is appended to outside the port: check here that it is a regular file inside the repository.
+  await repoFs.identify(logPath);
+  const summary: ImportSummary = await withLock(repoFs, lock, () =>
     importTelemetry({
       format,
       source: resolve(deps.cwd, source),
       logPath,
       indexPath: resolve(root, settings.state_dir, 'imported.json'),
       root,
-      fs: deps.fs,
+      fs: repoFs,
       now,
       extraCategories: compileCategoryPatterns(settings.error_categories),
     }),

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { Option } from 'commander';
 import { errors } from '../model/errors.js';
+import { confineFs } from '../io/confine.js';
 import { withLock } from '../io/lock.js';
 import { bundledSafetyRulesPath, repoPaths } from '../io/paths.js';
 import { buildInitPlan, type InitFile, type LogPolicy } from '../memory/init-plan.js';
@@ -25,11 +26,12 @@ export async function initCommand(options: InitOptions, deps: CliDeps): Promise<
   const now = deps.clock.now();
   const lock = { path: repoPaths(root, settings).lock, runId: `init-${now.toISOString().replace(/[-:.]/g, '').slice(0, 15)}`, now, staleMinutes: settings.lock_stale_minutes };
   // Read and planned under the lock: MEMORY.md gets its section from what is there now, not before a run wrote it.
-  const plan = await withLock(deps.fs, lock, async () => {
+  const repoFs = confineFs(deps.fs, root);
+  const plan = await withLock(repoFs, lock, async () => {
     const existing: Record<string, string | undefined> = {};
-    for (const path of INIT_FILES) existing[path] = await deps.fs.readText(resolve(root, path));
+    for (const path of INIT_FILES) existing[path] = await repoFs.readText(resolve(root, path));
     const built = buildInitPlan(existing, { policy, safetyRules });
-    for (const file of built.filter((f) => f.action !== 'kept')) await deps.fs.writeAtomic(resolve(root, file.path), file.content);
+    for (const file of built.filter((f) => f.action !== 'kept')) await repoFs.writeAtomic(resolve(root, file.path), file.content);
     return built;
   });
   const data = { files: plan.map(({ path, action }) => ({ path, action })), logs: policy, hook_snippet: HOOK_SNIPPET };

@@ -1,4 +1,5 @@
 import { relative } from 'node:path';
+import { confineFs } from '../io/confine.js';
 import { repoPaths } from '../io/paths.js';
 import { summarizePending } from '../memory/pending-window.js';
 import { parseState } from '../memory/state.js';
@@ -18,7 +19,7 @@ export async function statusCommand(options: StatusOptions, deps: CliDeps): Prom
   const root = await resolveRoot(deps, options.root);
   const { settings } = await loadSettings(deps, root, {});
   const statePath = repoPaths(root, settings).state;
-  const state = parseState(await deps.fs.readText(statePath), relative(root, statePath));
+  const state = parseState(await confineFs(deps.fs, root).readText(statePath), relative(root, statePath));
   const rules = Object.values(state.rules);
   const count = (predicate: (r: (typeof rules)[number]) => boolean) => rules.filter(predicate).length;
   const data = {

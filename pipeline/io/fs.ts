@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fchmodSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { errors } from '../model/errors.js';
+import { errors, SleepCycleError } from '../model/errors.js';
 import { readLines, type RawLine, type ReadLinesOptions } from './line-reader.js';
 import { isGzip, readGzipLines, readGzipRange } from './gzip-reader.js';
 
@@ -89,6 +89,7 @@ export const nodeFs: FsPort = {
       }
     } catch (error) {
       if (isNotFound(error)) return undefined;
+      if (error instanceof SleepCycleError) throw error;
       throw errors.io('read', path, error);
     }
   },
@@ -113,6 +114,7 @@ export const nodeFs: FsPort = {
     try {
       return isGzip(path) ? await readGzipLines(path, start, options, onLine) : await readLines(path, start, options, onLine);
     } catch (error) {
+      if (error instanceof SleepCycleError) throw error;
       throw errors.io('read', path, error);
     }
   },

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { rm, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { SimpleGit } from 'simple-git';
 import { errors } from '../model/errors.js';
+import { resolveLinks } from './confine.js';
+import { asConfigArgs, configOverrides, FIXED_SAFE_CONFIG, PACK_ARGS, parseConfigListing, PROBED_KEYS } from './git-safety.js';
 
 export interface RepoInfo {
   repo: boolean;
@@ -60,11 +62,52 @@ export interface GitPort {
 
 /**
  * simple-git, imported on first use: a pre-session `run --dry-run` asks git nothing and so never pays
- * its ~28 ms import.
+ * its ~28 ms import. Every command it runs carries the settings that keep the repository's hooks,
+ * filters and other programs from running (git-safety.ts); simple-git refuses those `-c` keys unless
+ * told they are wanted.
  */
-async function gitAt(root: string): Promise<SimpleGit> {
+async function openGit(root: string): Promise<{ git: SimpleGit; settings: string[] }> {
+  const settings = await safeSettings(root);
+  return { git: await gitWith(root, settings), settings };
+}
+
+/** A new simple-git instance (its `env()` is per instance) carrying `settings`. */
+async function gitWith(root: string, settings: string[]): Promise<SimpleGit> {
   const { simpleGit } = await import('simple-git');
-  return simpleGit({ baseDir: root });
+  return simpleGit({ baseDir: root, config: settings, unsafe: UNSAFE_ALLOWED });
+}
+
+async function gitAt(root: string): Promise<SimpleGit> {
+  return (await openGit(root)).git;
+}
+
+/** The simple-git checks our own settings trip (each sets a key to a safe value, never to a program). */
+const UNSAFE_ALLOWED = {
+  allowUnsafeHooksPath: true, allowUnsafeFsMonitor: true, allowUnsafePager: true, allowUnsafeFilter: true,
+  allowUnsafeDiffTextConv: true, allowUnsafeDiffExternal: true, allowUnsafeCredentialHelper: true,
+  allowUnsafeSshCommand: true, allowUnsafePack: true, allowUnsafeProtocolOverride: true, allowUnsafeAskPass: true,
+  allowUnsafeGitProxy: true,
+};
+
+/**
+ * The fixed settings plus the overrides of what this repository's config (and what it includes) sets.
+ * Read per command, not cached: a config edited between two commands of one process is seen.
+ */
+async function safeSettings(root: string): Promise<string[]> {
+  const listing = await gitOutput(root, [...asConfigArgs(FIXED_SAFE_CONFIG), 'config', '--null', '--show-scope', '--get-regexp', PROBED_KEYS]);
+  const { settings, refused } = configOverrides(parseConfigListing(listing));
+  if (refused.length > 0) {
+    throw errors.git('configuration check', `the repository's git config sets ${refused.map((key) => JSON.stringify(key)).join(', ')}: a name with "=" cannot be neutralised on git's command line, so sleep-cycle runs no git command here. Remove that section from .git/config (or the file it includes)`);
+  }
+  return [...FIXED_SAFE_CONFIG, ...settings];
+}
+
+/** A git command's stdout; '' when it fails (`git config --get-regexp` exits 1 when nothing matches). */
+async function gitOutput(root: string, args: string[]): Promise<string> {
+  const { execFile } = await import('node:child_process');
+  return new Promise((resolvePromise) => {
+    execFile('git', args, { cwd: root, encoding: 'utf8', maxBuffer: 16 << 20 }, (error, stdout) => resolvePromise(error ? '' : stdout));
+  });
 }
 
 const IDENTITY = { GIT_AUTHOR_NAME: 'sleep-cycle', GIT_AUTHOR_EMAIL: 'sleep-cycle@localhost', GIT_COMMITTER_NAME: 'sleep-cycle', GIT_COMMITTER_EMAIL: 'sleep-cycle@localhost' };
@@ -84,8 +127,9 @@ export const simpleGitPort: GitPort = {
   },
   async readHead(root, path, rev = 'HEAD') {
     const git = await gitAt(root);
+    path = committedPath(root, path);
     try {
-      const text = await git.raw(['show', `${rev}:${path}`]);
+      const text = await git.raw(['show', '--no-textconv', `${rev}:${path}`]);
       return text.length > 0 ? text : undefined;
     } catch (error) {
       // No such file or commit is an answer (git's stderr stays with simple-git, never on the terminal);
@@ -98,14 +142,15 @@ export const simpleGitPort: GitPort = {
     return (await optional((await gitAt(root)).raw(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`]))) ?? null;
   },
   async commitFiles(root, files, message, options = {}) {
-    const git = await gitAt(root);
+    const { git, settings } = await openGit(root);
     try {
+      files = files.map((file) => ({ ...file, path: committedPath(root, file.path) }));
       const paths = files.map((file) => file.path);
       const ignored = paths.length > 0 ? await git.checkIgnore(paths) : [];
       const wanted = files.filter((file) => !ignored.includes(file.path));
       if (wanted.length === 0) return { sha: null, ignored };
       if (!options.branch) await refuseLockedIndex(git);
-      const result = await commitThroughPrivateIndex(git, root, wanted, message, options.branch);
+      const result = await commitThroughPrivateIndex(git, root, settings, wanted, message, options.branch);
       // The user's index now matches the new HEAD for these paths; their working-tree edits stay as edits.
       if (result.sha && !options.branch) {
         const paths = wanted.map((file) => file.path);
@@ -123,7 +168,7 @@ export const simpleGitPort: GitPort = {
   async pushBranch(root, remote, branch, expected) {
     const lease = `--force-with-lease=refs/heads/${branch}:${expected ?? ''}`;
     try {
-      await (await gitAt(root)).raw(['push', '--quiet', lease, remote, `refs/heads/${branch}:refs/heads/${branch}`]);
+      await (await gitAt(root)).raw(['push', '--quiet', PACK_ARGS.push, lease, remote, `refs/heads/${branch}:refs/heads/${branch}`]);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       const hint = /stale info|rejected/i.test(reason) ? ' Someone pushed to the branch while this run worked; run again to rebuild it on their change.' : '';
@@ -136,8 +181,9 @@ export const simpleGitPort: GitPort = {
   },
   async repairIndex(root, paths, prefix) {
     const git = await gitAt(root);
+    paths = paths.map((path) => committedPath(root, path));
     // One git process on the normal path: nothing of ours is staged.
-    const staged = (await optional(git.raw(['diff', '--cached', '--name-only', '--', ...paths]))) ?? '';
+    const staged = (await optional(git.raw(['diff', '--cached', '--name-only', '--no-ext-diff', '--no-textconv', '--', ...paths]))) ?? '';
     const candidates = staged.split('\n').map((line) => line.trim()).filter(Boolean);
     if (candidates.length === 0) return [];
     const subject = (await optional(git.raw(['log', '-1', '--format=%s']))) ?? '';
@@ -160,17 +206,28 @@ export const simpleGitPort: GitPort = {
   },
   async fetchBranch(root, remote, branch) {
     const git = await gitAt(root);
-    const listed = await optional(git.raw(['ls-remote', '--heads', remote, `refs/heads/${branch}`]));
+    const listed = await optional(git.raw(['ls-remote', PACK_ARGS.fetch, '--heads', remote, `refs/heads/${branch}`]));
     if (!listed) return null;
     try {
       // The local branch is the bot's own: it follows the remote, whatever it held before.
-      await git.raw(['fetch', '--quiet', remote, `+refs/heads/${branch}:refs/heads/${branch}`]);
+      await git.raw(['fetch', '--quiet', PACK_ARGS.fetch, remote, `+refs/heads/${branch}:refs/heads/${branch}`]);
     } catch (error) {
       throw errors.git(`fetch of ${branch} from ${remote}`, error);
     }
     return (await optional(git.raw(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]))) ?? null;
   },
 };
+
+/**
+ * The path git should record for a file written through a link: an in-repository link (`MEMORY.md ->
+ * docs/AGENT_NOTES.md`) stays a link in the commit, and its target gets the new content. (The confined
+ * filesystem already refused links that leave the repository.)
+ */
+function committedPath(root: string, path: string): string {
+  const rootReal = resolveLinks(resolve(root));
+  const rel = relative(rootReal, resolveLinks(resolve(root, path)));
+  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? path : rel.split(sep).join('/');
+}
 
 /** A held index.lock means another git command is running (or crashed): stop before HEAD moves. */
 async function refuseLockedIndex(git: SimpleGit): Promise<void> {
@@ -185,6 +242,7 @@ async function refuseLockedIndex(git: SimpleGit): Promise<void> {
 async function commitThroughPrivateIndex(
   git: SimpleGit,
   root: string,
+  settings: string[],
   files: FileToCommit[],
   message: string,
   branch: string | undefined,
@@ -194,11 +252,11 @@ async function commitThroughPrivateIndex(
   const parent = await optional(git.raw(['rev-parse', '--verify', '--quiet', 'HEAD']));
   // Only what git needs: simple-git refuses environments carrying editor or pager commands.
   const env = { ...pick(process.env, ['PATH', 'HOME', 'LANG', 'LC_ALL', 'SYSTEMROOT', 'XDG_CONFIG_HOME']), GIT_INDEX_FILE: index, ...(await identityEnv(git)) };
-  const withIndex = (await gitAt(root)).env(env);
+  const withIndex = (await gitWith(root, settings)).env(env);
   try {
     await withIndex.raw(parent ? ['read-tree', parent] : ['read-tree', '--empty']);
     for (const file of files) {
-      const blob = (await hashObject(root, env, file.content)).trim();
+      const blob = (await hashObject(root, env, settings, file.content)).trim();
       await withIndex.raw(['update-index', '--add', '--cacheinfo', `100644,${blob},${file.path}`]);
     }
     const tree = (await withIndex.raw(['write-tree'])).trim();
@@ -226,10 +284,11 @@ async function commitThroughPrivateIndex(
 }
 
 /** `git hash-object -w --stdin` with the content on stdin (simple-git's raw() takes no stdin). */
-async function hashObject(root: string, env: NodeJS.ProcessEnv, content: string): Promise<string> {
+async function hashObject(root: string, env: NodeJS.ProcessEnv, settings: string[], content: string): Promise<string> {
   const { spawn } = await import('node:child_process');
   return new Promise((resolvePromise, reject) => {
-    const child = spawn('git', ['hash-object', '-w', '--stdin'], { cwd: root, env });
+    // --no-filters: the content is ours, byte for byte; no clean filter or line-ending conversion applies.
+    const child = spawn('git', [...asConfigArgs(settings), 'hash-object', '-w', '--no-filters', '--stdin'], { cwd: root, env });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));

@@ -59,7 +59,7 @@ export interface ReadLinesOptions {
   onProgress?: (bytes: number) => void;
   /**
    * The file is finished (a rotated log nobody appends to any more): a last line without a newline is
-   * reported and consumed instead of waiting for the rest of it.
+   * reported and consumed instead of waiting for the rest of it (unless the read stopped at `end`).
    */
   final?: boolean;
   /** Stop at this byte offset (exclusive) instead of the end of the file: a range folded apart. */
@@ -116,7 +116,8 @@ export async function readLines(
       position += bytesRead;
       options.onProgress?.(position - start);
     }
-    if (options.final) state.flush(position);
+    // Stopped at `end` (a byte cap), the file goes on: its partial line is not the last line.
+    if (options.final && position < end) state.flush(position);
     return state.consumed;
   } finally {
     // A line callback that threw leaves a read in flight: let it finish before the handle closes.

@@ -8,6 +8,8 @@ export interface Problem {
   path: string;
   expected: string;
   found: unknown;
+  /** Said instead of "expected …, found …" when a nested checker knows better what is wrong (and where). */
+  message?: string;
 }
 
 /** Problems that make the document wrong, and entries of skippable maps that were left out. */

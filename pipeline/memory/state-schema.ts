@@ -1,8 +1,9 @@
 import type { Evidence, FollowUp, Signature } from '../model/cluster.js';
+import { SleepCycleError } from '../model/errors.js';
 import { parseMinerState, type TemplateMinerState } from '../templates/miner-state.js';
 import { SKILL_NAME } from '../settings/schema.js';
 import {
-  anyNumber, array, boolean, defaulted, emptyMap, integer, isoDate, leaf, nullable, number, object, oneOf, optional, record, string,
+  anyNumber, array, boolean, defaulted, emptyMap, INVALID, integer, isoDate, nullable, number, object, oneOf, optional, record, string,
   type Schema,
 } from './schema.js';
 import type {
@@ -35,14 +36,19 @@ const evidence: Schema<Evidence> = object<Evidence>({
 const signature: Schema<Signature> = object<Signature>({ text: string(), count: integer() });
 
 const followUp: Schema<FollowUp> = object<FollowUp>({ shape: string(), count: integer(), sessions: strings });
-const minerState: Schema<TemplateMinerState> = leaf('the template miner\'s saved state ({"version": 1, "scopes": {...}})', (v) => {
-  try {
-    parseMinerState(v);
-    return true;
-  } catch {
-    return false;
-  }
-});
+/** The miner's own check, whose message names the scope, the template and what is wrong with it. */
+const minerState: Schema<TemplateMinerState> = {
+  expected: 'the template miner\'s saved state ({"version": 1, "scopes": {...}})',
+  check(value, path, report) {
+    try {
+      return parseMinerState(value);
+    } catch (error) {
+      const problem = error instanceof SleepCycleError && typeof error.details.problem === 'string' ? error.details.problem : undefined;
+      report.problems.push({ path, expected: minerState.expected, found: value, ...(problem ? { message: problem } : {}) });
+      return INVALID;
+    }
+  },
+};
 
 const cursor: Schema<Cursor> = object<Cursor>({
   path: string(), offset: integer(), head_sha: string(), tail_sha: string(), last_timestamp: nullable(isoDate),

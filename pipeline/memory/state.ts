@@ -1,7 +1,7 @@
 import { errors, truncate } from '../model/errors.js';
 import { redact } from '../safety/redact.js';
 import type { Problem } from './schema.js';
-import { INVALID } from './schema.js';
+import { emptyMap, INVALID } from './schema.js';
 import { stateSchema } from './state-schema.js';
 import type { LedgerEntry, RuleState, State } from './state-types.js';
 
@@ -41,8 +41,9 @@ export function isBurned(state: State, clusterId: string, now: Date): boolean {
   return !burn.until || now.toISOString() < burn.until;
 }
 
+/** A first night's state: its maps have no prototype, like loaded ones (a tool named `constructor` is an entry like any other). */
 export function emptyState(): State {
-  return { version: STATE_VERSION, last_sleep: null, cursors: {}, baselines: {}, pending: {}, rules: {}, burned: {}, quarantine: {}, llm_cache: {} };
+  return { version: STATE_VERSION, last_sleep: null, cursors: emptyMap(), baselines: emptyMap(), pending: emptyMap(), rules: emptyMap(), burned: emptyMap(), quarantine: emptyMap(), llm_cache: emptyMap() };
 }
 
 /** A state file read back: the state, and what was left out of it (see stateSchema). */
@@ -98,6 +99,7 @@ function stateProblems(path: string, problems: Problem[]) {
 
 /** `rules.r-3f9a1c.last_reinforced: expected an ISO-8601 date, found "not-a-date"`, the value redacted and cut short. */
 function describe(problem: Problem): string {
+  if (problem.message !== undefined) return `${problem.path || '(the file)'}: ${redact(problem.message)}`;
   const found = problem.found === undefined ? 'nothing (the field is missing)' : redact(truncate(JSON.stringify(problem.found), 60));
   return `${problem.path || '(the file)'}: expected ${problem.expected}, found ${found}`;
 }

@@ -75,12 +75,16 @@ export const errors = {
     const reason = cause instanceof Error ? cause.message : String(cause);
     return new SleepCycleError('E_IO', `could not ${action} ${path}: ${truncate(reason, 200)}`, { path });
   },
+  /** A path that leaves the repository, or is a FIFO, device or socket: `problem` says where it points. */
+  unsafePath(path: string, problem: string, fix: string): SleepCycleError {
+    return new SleepCycleError('E_IO', `${path} ${problem}. ${fix}.`, { path });
+  },
   git(action: string, cause: unknown): SleepCycleError {
     const reason = cause instanceof Error ? cause.message : String(cause);
     return new SleepCycleError('E_GIT', `git ${action} failed: ${truncate(reason, 600)}`, { action });
   },
   state(path: string, problem: string, fix: string): SleepCycleError {
-    return new SleepCycleError('E_STATE', `${path}: ${problem}. ${fix}`, { path });
+    return new SleepCycleError('E_STATE', `${path}: ${problem}. ${fix}`, { path, problem });
   },
   internal(message: string): SleepCycleError {
     return new SleepCycleError('E_INTERNAL', message);

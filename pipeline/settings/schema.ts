@@ -10,6 +10,7 @@ export interface Settings {
   sample_size: number;
   max_clusters: number;
   max_line_bytes: number;
+  max_bytes_per_night: number;
   ingest_worker_min_mb: number;
   lock_stale_minutes: number;
   logs: string[];
@@ -211,6 +212,7 @@ export const SETTINGS: Record<SettingKey, SettingSpec> = {
   sample_size: { description: 'Evidence samples kept per cluster (redacted).', default: 5, check: int(1, 50), fromEnv: asNumber },
   max_clusters: { description: 'Most distinct clusters one night may open (memory bound); further events are counted in a warning.', default: 10_000, check: int(1, 10_000_000), fromEnv: asNumber },
   max_line_bytes: { description: 'Longer telemetry lines are counted invalid (line_too_long) without being read.', default: 1 << 20, check: int(256), fromEnv: asNumber },
+  max_bytes_per_night: { description: 'Most log bytes one run reads (decompressed, for rotated .gz copies): the cursor stops after the last whole line read, and the next run goes on from there.', default: 1 << 30, check: int(1 << 16), fromEnv: asNumber },
   ingest_worker_min_mb: {
     description: 'A night with at least this many MiB to read in one log is split: a worker thread folds the end of the file (a little under half of what is left once the worker is ready) while the main thread folds the rest, and the two are merged into exactly the same result (on machines with 2 or more cores; 0 never splits).',
     default: 32,

@@ -3,6 +3,7 @@ import type { RunContext } from '../context.js';
 import type { Cursor, State } from '../memory/state.js';
 import { parseTimestamp } from '../telemetry/event.js';
 import { buildCursor, planReads, type ReadPlanContext, type Segment } from '../ingest/cursor.js';
+import { NightCap } from '../ingest/night-cap.js';
 import type { Cluster } from '../model/cluster.js';
 import { IngestFold, type InvalidLine, type LineCounts } from '../ingest/fold.js';
 import { readSplit, splittableSize } from '../ingest/split.js';
@@ -71,23 +72,34 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
   const { lines } = fold;
   let doneBefore = 0;
   let parallel: ParallelIngest | null = null;
+  const cap = new NightCap(settings.max_bytes_per_night, settings.max_line_bytes);
   for (const { file, absolute, segments } of plans) {
+    // Past the night's byte cap: this log waits for the next run, its cursor unchanged.
+    if (cap.reached) break;
     const before = { valid: lines.valid, invalid: lines.invalid };
     fold.takeLatest();
     let consumed = 0;
+    let cursorFile = absolute;
     for (const segment of segments) {
       let workerBytes = 0;
       const progress = ctx.progress;
-      // Folds [from, end) of the segment here; the progress bar counts what the worker read too.
+      // Folds [from, end) of the segment here; the progress bar counts what the worker read too. A read
+      // cut short by the cap is not final: its last partial line is left for the next run.
       const read = (from: number, end?: number): Promise<number> => {
         const onProgress = progress ? (bytes: number) => progress.update(doneBefore + from - segment.offset + bytes + workerBytes) : undefined;
         const options = { maxLineBytes: settings.max_line_bytes, ...(segment.final ? { final: true } : {}), ...(end !== undefined ? { end } : {}), ...(onProgress ? { onProgress } : {}) };
         return ctx.fs.readLines(segment.absolute, from, options, (line) => fold.line(line, segment));
       };
+      const limit = await cap.limitFor(segment, ctx);
+      cursorFile = segment.absolute;
       // The night's last file, when large, is read by two threads (ingest-split.ts).
       const last = segment === plans.at(-1)?.segments.at(-1);
-      const size = last && !segment.final ? await splittableSize(segment.absolute, segment.offset, ctx) : null;
-      if (size !== null) {
+      const size = last && !segment.final && limit === null ? await splittableSize(segment.absolute, segment.offset, ctx) : null;
+      if (limit !== null) {
+        consumed = await read(segment.offset, limit);
+        const retry = cap.retryEnd(segment, consumed);
+        if (retry !== null && retry > limit) consumed = await read(segment.offset, retry);
+      } else if (size !== null) {
         const split = await readSplit(segment, size, fold, input.state.baselines, ctx, read, (bytes) => (workerBytes = bytes));
         consumed = split.consumed;
         if (split.split_at !== null) parallel = { file: segment.file, split_at: split.split_at, merged: split.merged };
@@ -95,13 +107,17 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
         consumed = await read(segment.offset);
       }
       doneBefore += Math.max(0, consumed - segment.offset);
+      cap.record(segment, consumed, limit);
+      if (cap.reached) break;
     }
-    // The last segment is always the current file: the cursor moves to where it was left.
-    cursors[file] = await buildCursor(absolute, file, consumed, latestOf(parseTimestamp(input.state.cursors[file]?.last_timestamp ?? null), fold.takeLatest()), planContext);
+    // The cursor moves to where reading stopped: the current file, or a rotated copy the cap cut short
+    // (the next run finds that copy by the cursor's fingerprint and finishes it first).
+    cursors[file] = await buildCursor(cursorFile, file, consumed, latestOf(parseTimestamp(input.state.cursors[file]?.last_timestamp ?? null), fold.takeLatest()), planContext);
     noticeMostlyInvalid(file, lines.valid - before.valid, lines.invalid - before.invalid, notices);
   }
 
   ctx.progress?.finish();
+  if (cap.notice) notices.push(cap.notice);
   const { builder } = fold;
   const miner = new TemplateMiner(input.state.templates);
   const baselines = fold.detector.finish();

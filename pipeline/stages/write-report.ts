@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { RunContext } from '../context.js';
+import { stripControls } from '../model/control-chars.js';
 import type { Plan } from './plan.js';
 import type { LlmCacheEntry } from '../memory/state-types.js';
 import { parseAnswerCache, serializeAnswerCache } from '../memory/answer-cache.js';
@@ -16,7 +17,8 @@ export async function writeReport<I extends { reportText: string; plan: Plan; ne
   if (reportWritten) {
     const path = resolve(ctx.root, ctx.settings.report_file);
     await ctx.fs.removeStaleTemps(path);
-    await ctx.fs.writeAtomic(path, input.reportText);
+    // The report is the nightly PR's body: no escape sequence or bidi override from a log reaches a reviewer.
+    await ctx.fs.writeAtomic(path, stripControls(input.reportText));
   }
   if (ctx.options.dryRun && input.newAnswers && Object.keys(input.newAnswers).length > 0) await keepAnswers(input.newAnswers, ctx);
   return { ...input, reportPath: ctx.settings.report_file, reportWritten };

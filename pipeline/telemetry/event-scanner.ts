@@ -1,4 +1,4 @@
-import { canonicalUtcBytes, type ReadEvent, type TelemetryEvent } from './event.js';
+import { canonicalUtcBytes, isEventTime, type ReadEvent, type TelemetryEvent } from './event.js';
 
 /**
  * The hot path's reader of one telemetry line, straight from the bytes: no decoded line, no parsed
@@ -246,10 +246,8 @@ export class EventScanner implements ReadEvent {
     // Each field's kind was checked as it was scanned (ALLOWED_KINDS); what is left: the required
     // fields, the lengths, and the numbers' values.
     if ((this.seen & REQUIRED) !== REQUIRED) return false;
-    if (this.kind[TIMESTAMP] === NUMBER) {
-      const value = this.num[TIMESTAMP]!;
-      if (!(value >= 0) || !Number.isFinite(value)) return false;
-    }
+    // A number or a canonical string's epoch ms: either way inside years 1970–9999.
+    if (!isEventTime(this.num[TIMESTAMP]!)) return false;
     if (!plainLength(this.from[TOOL_NAME]!, this.to[TOOL_NAME]!) || !plainLength(this.from[INPUT_HASH]!, this.to[INPUT_HASH]!)) return false;
     if (!Number.isInteger(this.num[EXIT_CODE])) return false;
     const duration = this.num[DURATION_MS]!;

@@ -107,14 +107,25 @@ export function isTelemetryEvent(value: unknown): value is TelemetryEvent {
   return checkEvent(value) === null;
 }
 
-/** Epoch milliseconds of an ISO-8601 string or epoch-ms number, or null when it is neither. */
+/** The last millisecond of year 9999: later times have no 4-digit ISO form, and past 8.64e15 no Date at all. */
+export const LATEST_EVENT_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/**
+ * An event time we can store: years 1970 to 9999. A time outside would make `toISOString` throw (a
+ * stored cursor would then fail every later night) or write a year no ISO reader takes back.
+ */
+export function isEventTime(ms: number): boolean {
+  return ms >= 0 && ms <= LATEST_EVENT_MS;
+}
+
+/** Epoch milliseconds of an ISO-8601 string or epoch-ms number (years 1970–9999), or null when it is neither. */
 export function parseTimestamp(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value : null;
+  if (typeof value === 'number') return isEventTime(value) ? value : null;
   if (typeof value !== 'string' || value.length < 10 || value.length > 40) return null;
   const fast = canonicalUtc(value);
-  if (fast !== null) return fast;
+  if (fast !== null) return isEventTime(fast) ? fast : null;
   const ms = Date.parse(value);
-  return Number.isNaN(ms) ? null : ms;
+  return isEventTime(ms) ? ms : null;
 }
 
 /** Epoch ms of each day seen lately (key YYYYMMDD), as Date.parse computes it (quirks included). */

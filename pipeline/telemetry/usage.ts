@@ -77,12 +77,13 @@ export class UsageCounter {
 
   /** Tool names go through the same cleaner as clusters, so they match the ledger's tool_name. */
   finish(cleanToolName: (name: string) => string): UsageSummary {
-    const tools: Record<string, number> = {};
+    // No prototype: a tool named `constructor` or `toString` counts from 0, not from an inherited function.
+    const tools = Object.create(null) as Record<string, number>;
     for (const [name, { calls }] of this.tools) {
       const clean = cleanToolName(name);
       tools[clean] = (tools[clean] ?? 0) + calls;
     }
-    const refs: UsageSummary['refs'] = {};
+    const refs = Object.create(null) as UsageSummary['refs'];
     for (const [id, seen] of [...this.refs].sort(([a], [b]) => (a < b ? -1 : 1))) refs[id] = { count: seen.count, last: new Date(seen.last).toISOString() };
     return { tools, refs };
   }
@@ -94,5 +95,5 @@ export interface UsageState {
 }
 
 export function emptyUsage(): UsageSummary {
-  return { tools: {}, refs: {} };
+  return { tools: Object.create(null) as Record<string, number>, refs: Object.create(null) as UsageSummary['refs'] };
 }

@@ -69,7 +69,7 @@ describe('one lock for every command that writes', () => {
     const deps = { ...defaultDeps(), fs, cwd: dir, clock: fixedClock('2026-11-21T05:00:00Z'), env: {}, isTTY: false, stdout: (t: string) => void out.push(t), stderr: () => {} };
     const code = await runCli(['review', draft, '--reject', '--json'], deps);
     expect(code, out.join('')).toBe(0);
-    expect(otherRule).toMatch(/^r-[0-9a-f]{6}$/);
+    expect(otherRule).toMatch(/^r-[0-9a-f]{16}$/);
     const state = JSON.parse(read(dir, '.sleep-cycle/state.json'));
     expect(Object.keys(state.rules)).toContain(otherRule);
     expect(state.quarantine[draft]).toBeUndefined();

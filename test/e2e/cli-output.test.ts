@@ -26,7 +26,7 @@ describe('what the commands print at a terminal', () => {
     expect(preview.code).toBe(0);
     expect(preview.stdout).toMatch(/^sleep-cycle decay \(dry run\) run-20270609T000000\n/);
     expect(preview.stdout).not.toMatch(/lines:|clusters:/);
-    expect(preview.stdout).toMatch(/lifecycle\s+r-[0-9a-f]{6} active → archived/);
+    expect(preview.stdout).toMatch(/lifecycle\s+r-[0-9a-f]{16} active → archived/);
     expect(preview.stderr).toBe('');
     const quietDecay = await sc(dir, ['decay', '--dry-run']);
     expect(quietDecay.stdout).toContain('  lifecycle: no rule changes state\n');

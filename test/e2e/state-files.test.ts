@@ -172,7 +172,7 @@ describe('lifecycle.jsonl lines that are not events are reported, kept, and the 
     expect(json.data.notices).toContain('.sleep-cycle/lifecycle.jsonl: lines 2 and 3 are not an audit event (torn or edited by hand): kept in the file as they are, left out of rule histories.');
     const after = read(dir, AUDIT);
     expect(after.startsWith(audit)).toBe(true);
-    expect(after.slice(audit.length)).toMatch(/^\{"rule":"r-[0-9a-f]{6}","from":"none","to":"active"/);
+    expect(after.slice(audit.length)).toMatch(/^\{"rule":"r-[0-9a-f]{16}","from":"none","to":"active"/);
   });
 });
 

@@ -150,6 +150,16 @@ const BLOCKED_CONTENT: ContentAttack[] = [
 ];
 
 const BLOCKED_SCENARIOS: ScenarioAttack[] = [
+  // A hand-edited template with a wrong id stops the run (E_STATE, exit 1), and the message names the
+  // scope, the template and that its id is wrong.
+  {
+    id: 'state-wrong-id-unnamed', goal: 3, title: 'state.json: which template has the wrong id is not said',
+    nights: [
+      { events: deployFailures(REAL_ERROR, 3) },
+      { editState: (s) => ({ ...s, templates: { ...s.templates, scopes: { aaa: [{ id: templateId('aaa', 'x'), template: 'x', count: 1 }], ...s.templates.scopes, [DEPLOY_SCOPE]: [{ ...s.templates.scopes[DEPLOY_SCOPE][0], template: 'error: <*>' }] } } }), events: deployFailures(REAL_ERROR, 1) },
+    ],
+    expect: { kind: 'fails-cleanly', code: 'E_STATE', exit: 1, mentions: 'is not the id of its template' },
+  },
   // Goal 3: crash, hang or blow-up. Sizes are kept just past the caps they aim at (max_clusters 10,000,
   // 1,000 templates per scope, 10,000 waiting follow-ups) so the file stays quick.
   {
