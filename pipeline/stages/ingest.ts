@@ -109,7 +109,7 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
     notices.push(`${fold.detector.untracked} successful calls of tools beyond the first 10,000 tool names were not checked for slowness: a night with this many tool names looks like a broken log or an attack.`);
   }
   if (builder.overflow > 0) {
-    notices.push(`${builder.overflow} events belonged to clusters beyond max_clusters (${settings.max_clusters}) and were not clustered: a night with this many distinct patterns looks like a broken log or an attack.`);
+    notices.push(`${builder.overflow} events belonged to clusters beyond max_clusters (${settings.max_clusters}) and were not clustered: the night kept its heaviest clusters and dropped the ${builder.evicted} lightest (any cluster with more than 1 in ${settings.max_clusters} of the night's events is kept). A night with this many distinct patterns looks like a broken log or an attack.`);
   }
   return {
     ...input,
