@@ -10,7 +10,7 @@ import { fnv1a, mix32 } from '../model/hash.js';
 import { SignatureCounter, type HashBudget, type SignatureState } from './signature-counter.js';
 import { clusterId, type Cluster, type ClusterKind, type EventRef, type Evidence } from '../model/cluster.js';
 import { cleanIdentifier } from '../safety/identifier.js';
-import { LightestFirst } from './lightest-first.js';
+import { LightestFirst } from '../templates/lightest-first.js';
 
 export interface ClusterLimits {
   sampleSize: number;
