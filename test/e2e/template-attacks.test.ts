@@ -260,6 +260,44 @@ const BLOCKED_SCENARIOS: ScenarioAttack[] = [
     ],
     expect: { kind: 'rule-written', quoting: 'manifest invalid' },
   },
+  // Leaked until the flood fixes (max_clusters and the template caps keep the heaviest: a Space-Saving
+  // sketch for clusters, lightest-first eviction with decay for templates): now blocked.
+  // Night 1: 1,000 distinct junk errors fill the deploy tool's scope (max_templates_per_scope 1000, kept
+  // in state). Night 2: the real failure fits no template and the scope is full, so it gets the catch-all
+  // `<*>`: "unwritten <*>: the error text cannot be quoted safely and matches no known failure". Every
+  // later night too, until someone removes the templates from state. (Night 1 also writes a rule naming
+  // three junk templates "(and 997 more) (1000 times in 1 session)".)
+  {
+    id: 'scope-flood-persisted', goal: 4, title: '1,000 junk templates in a scope one night: the next night a real failure there gets the catch-all',
+    nights: [{ events: junkTemplates(1000) }, { events: deployFailures(REAL_ERROR, 4) }],
+    expect: { kind: 'rule-written', quoting: 'manifest invalid' },
+  },
+  // The same in one night: lines are mined in sorted order, so junk that sorts before the real line fills
+  // the scope first; the real failure joins the catch-all cluster (unwritten).
+  {
+    id: 'scope-flood-same-night', goal: 4, title: '1,000 junk templates that sort before the real line, in the same night',
+    nights: [{ events: [...junkTemplates(1000, 'a'), ...deployFailures(REAL_ERROR, 4)] }],
+    expect: { kind: 'rule-written', quoting: 'manifest invalid' },
+  },
+  // 10,000 one-line templates in junk categories fill the miner's global cap (max_templates 10,000, kept
+  // in state, never evicted). Next night a real failure in any new scope gets the catch-all `<*>` and
+  // stays unwritten; so does every new failure of every tool from then on.
+  {
+    id: 'global-flood-persisted', goal: 4, title: '10,000 junk templates in other scopes: every new scope afterwards gets the catch-all',
+    nights: [
+      { events: Array.from({ length: 10_000 }, (_, i) => ({ tool_name: 'mcp__junk__x', exit_code: 1, error_category: `k${word(i)}`, error_message: `error: ${word(i)} broke`, session_id: 'j' })) },
+      { events: deployFailures(REAL_ERROR, 4) },
+    ],
+    expect: { kind: 'rule-written', quoting: 'manifest invalid' },
+  },
+  // 10,000 distinct junk lines (one tool, one category, 2.6 MB) before the real failure open max_clusters
+  // clusters: the real failure's 5 events "belonged to clusters beyond max_clusters (10000) and were not
+  // clustered" (a notice says so), the cursor moves past them, and they never count toward a rule.
+  {
+    id: 'night-flood-max-clusters', goal: 4, title: '10,000 distinct junk lines before the real failure fill max_clusters',
+    nights: [{ events: [...Array.from({ length: 10_000 }, (_, i) => ({ tool_name: 'mcp__junk__x', exit_code: 1, error_category: 'tool_error', error_message: `error: ${word(i)} broke ${word(i * 3 + 1)}`, session_id: 'j' })), ...deployFailures(REAL_ERROR, 5)] }],
+    expect: { kind: 'rule-written', quoting: 'manifest invalid' },
+  },
 ];
 
 /** The deploy scope of a state with these templates added, each with its correct id. */
