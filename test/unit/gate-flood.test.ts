@@ -77,7 +77,7 @@ describe('max_new_rules and max_pending', () => {
     const capped = { ...settings, max_new_rules: 50, max_pending: 2000 };
     const first = computeGate([...flood(600), real], emptyState(), capped, NOW);
     expect(first.promoted).toHaveLength(50);
-    expect(first.promoted[0]!.id).toBe(real.id);
+    expect(first.promoted.map((c) => c.id)).toContain(real.id);
     expect(first.held?.deferred).toBe(551);
     expect(Object.keys(first.pending)).toHaveLength(551);
     expect(first.outcomes[flood(600)[599]!.id]).toBe('pending');
