@@ -111,11 +111,13 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
   if (builder.overflow > 0) {
     notices.push(`${builder.overflow} events belonged to clusters beyond max_clusters (${settings.max_clusters}) and were not clustered: the night kept its heaviest clusters and dropped the ${builder.evicted} lightest (any cluster with more than 1 in ${settings.max_clusters} of the night's events is kept). A night with this many distinct patterns looks like a broken log or an attack.`);
   }
+  const clusters = clustersByTemplate(builder, miner, fold.limits, fold.recovery.result());
+  if (miner.dropped() > 0 || miner.unsaved() > 0) notices.push(templateCapNotice(miner.dropped(), miner.unsaved()));
   return {
     ...input,
     lines,
     invalidSamples: fold.invalidSamples,
-    clusters: clustersByTemplate(builder, miner, fold.limits, fold.recovery.result()),
+    clusters,
     templates: miner.toState(),
     templateMerges: miner.merged(),
     baselines,
@@ -125,6 +127,15 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
     usage: fold.usage.finish(fold.toolName),
     parallel,
   };
+}
+
+/** The template caps at work (a flood of distinct error lines): what gave way, and what state leaves out. */
+function templateCapNotice(dropped: number, unsaved: number): string {
+  const parts = [
+    ...(dropped > 0 ? [`${dropped} error templates gave way to heavier ones at the template caps`] : []),
+    ...(unsaved > 0 ? [`${unsaved} of the lightest templates are not kept in state`] : []),
+  ];
+  return `${parts.join('; ')}: a failure that repeats keeps its template, one-off lines are learnt afresh if they come again. This many distinct error lines looks like a broken log or an attack.`;
 }
 
 /**

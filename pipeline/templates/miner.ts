@@ -60,6 +60,12 @@ export interface TemplateMinerOptions {
   readonly maxTemplatesPerScope: number;
   /** Templates in all scopes together. */
   readonly maxTemplates: number;
+  /**
+   * Templates `toState` keeps, the heaviest (`keepWeight`: last night's unseen ones weigh half), so a
+   * flood of one-off scopes cannot grow state.json; the others are learnt afresh (same ids) if they
+   * come again.
+   */
+  readonly maxSavedTemplates: number;
   /** Characters of a message that are read; the rest becomes one `<*>`. */
   readonly maxMessageLength: number;
   /** Tokens of a message that are kept; the rest becomes one `<*>`. */
@@ -72,6 +78,7 @@ export const DEFAULT_MINER_OPTIONS: TemplateMinerOptions = Object.freeze({
   minDistinct: 3,
   maxTemplatesPerScope: 1000,
   maxTemplates: 10_000,
+  maxSavedTemplates: 4000,
   maxMessageLength: 1024,
   maxTokens: 64,
   cacheEntries: 65_536,
@@ -155,12 +162,26 @@ export class TemplateMiner {
   }
 
   toState(): TemplateMinerState {
+    const kept = this.#heaviest(this.#options.maxSavedTemplates);
     const scopes: Record<string, SavedTemplate[]> = {};
     for (const scope of [...this.#scopes.keys()].sort()) {
-      const units = this.#scopes.get(scope)!.units().sort((a, b) => compare(a.result.template, b.result.template));
+      const units = this.#scopes.get(scope)!.units().filter((u) => !kept || kept.has(u)).sort((a, b) => compare(a.result.template, b.result.template));
       if (units.length > 0) scopes[scope] = units.map(saved);
     }
     return { version: 1, scopes };
+  }
+
+  /** The `max` heaviest live templates (of equals: by scope, then text), or null when all fit. */
+  #heaviest(max: number): Set<Unit> | null {
+    if (this.#live.size <= max) return null;
+    const all = [...this.#live].map(([unit, { scope }]) => ({ unit, scope }));
+    all.sort((a, b) => keepWeight(b.unit) - keepWeight(a.unit) || compare(a.scope, b.scope) || compare(a.unit.result.template, b.unit.result.template));
+    return new Set(all.slice(0, max).map(({ unit }) => unit));
+  }
+
+  /** Templates toState leaves out past maxSavedTemplates. */
+  unsaved(): number {
+    return Math.max(0, this.#live.size - this.#options.maxSavedTemplates);
   }
 
   #tokens(message: string): string[] {

@@ -263,6 +263,21 @@ describe('the miner API', () => {
     expect(miner.match('real', 'disk full')?.template).toBe('disk full');
   });
 
+  it('saves at most maxSavedTemplates, the heaviest (last night\'s unseen ones weigh half), and says how many it left out', () => {
+    const miner = new TemplateMiner(undefined, { maxSavedTemplates: 3 });
+    miner.add('a', 'disk full', 5);
+    for (let i = 0; i < 50; i++) miner.add(`tool-${i}`, 'disk full');
+    miner.add('b', 'quota hit', 2);
+    expect(miner.unsaved()).toBe(49);
+    const saved = miner.toState();
+    expect(Object.keys(saved.scopes)).toEqual(['a', 'b', 'tool-0']);
+    // Loaded and not seen again, 'a' (5) weighs 2.5: tonight's 'c' (3) and 'd' (3) outweigh it, 'b' (2, now 1) and the one-offs do not.
+    const next = new TemplateMiner(saved, { maxSavedTemplates: 3 });
+    next.add('c', 'disk full', 3);
+    next.add('d', 'disk full', 3);
+    expect(Object.keys(next.toState().scopes)).toEqual(['a', 'c', 'd']);
+  });
+
   it('cuts a long message and marks the cut with one <*>', () => {
     const miner = new TemplateMiner(undefined, { maxMessageLength: 40, maxTokens: 5 });
     expect(miner.add(SCOPE, `Error: ${'word '.repeat(100)}`).template).toBe('Error: word word word <*>');
