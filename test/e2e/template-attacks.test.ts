@@ -298,6 +298,43 @@ const BLOCKED_SCENARIOS: ScenarioAttack[] = [
     nights: [{ events: [...Array.from({ length: 10_000 }, (_, i) => ({ tool_name: 'mcp__junk__x', exit_code: 1, error_category: 'tool_error', error_message: `error: ${word(i)} broke ${word(i * 3 + 1)}`, session_id: 'j' })), ...deployFailures(REAL_ERROR, 5)] }],
     expect: { kind: 'rule-written', quoting: 'manifest invalid' },
   },
+  // Leaked until the flood bounds (one-off templates make no group; max_new_rules; tonight's rules
+  // archived first on equal weight; max_pending and saved templates capped by weight): now blocked.
+  // 2.4 MB of log (12,000 lines, each its own category) → 11.2 MB state.json (10,000 pending clusters
+  // with samples, templates, signatures), 0.9 MB report, 2.4 MB of run --json, committed every night the
+  // clusters stay in the window. Bounded by max_clusters, but amplified about 4.6 times.
+  {
+    id: 'many-scopes', goal: 3, title: '12,000 categories (12,000 scopes and clusters) from 2.4 MB of log',
+    nights: [{ events: Array.from({ length: 12_000 }, (_, i) => ({ tool_name: 'mcp__x__t', exit_code: 1, error_category: `cat_${word(i)}`, error_message: `error: ${word(i)} broke ${word(i * 3)}`, session_id: `s${i % 50}` })) }],
+    expect: { kind: 'completes', withinMs: 60_000, maxStateBytes: 2_500_000, maxReportBytes: 500_000 },
+  },
+  // The same through 20,000 shell programs named by input_summary (4.5 MB of log → 11.1 MB state.json).
+  {
+    id: 'many-families', goal: 3, title: '20,000 shell programs (20,000 tool families)',
+    nights: [{ events: Array.from({ length: 20_000 }, (_, i) => ({ tool_name: 'Bash', exit_code: 1, error_category: 'tool_error', input_summary: `prog${word(i)} x`, error_message: `error: ${word(i)} failed`, session_id: `s${i % 50}` })) }],
+    expect: { kind: 'completes', withinMs: 60_000, maxStateBytes: 4_500_000, maxReportBytes: 500_000 },
+  },
+  // 1,000 distinct errors seen once each, in one session, are promoted together (templates of one family
+  // and category that reach min_repeats only together) and written: `mcp__svc__deploy` fails with `error:
+  // bw collapsed iyf` or … (and 997 more) (1000 times in 1 session). The attacker also chooses what is
+  // quoted (see split-across-group in LEAKING_CONTENT).
+  {
+    id: 'junk-singletons-promoted', goal: 4, title: '1,000 one-off junk errors in one session become a rule (templates promoted together)',
+    nights: [{ events: junkTemplates(1000) }],
+    expect: { kind: 'nothing-proposed' },
+  },
+  // Night 1 writes the real rule. Night 2: 600 junk errors seen three times each (350 KB of log) write 599
+  // rules; MEMORY.md passes memory_max_lines (500) and the lowest-weight rules are archived, the real one
+  // among them (it is in memory/archive.md, not MEMORY.md). A recurrence of the real failure brings it
+  // back (rule-flood-next-night in the test file), but until then the agent does not see it.
+  {
+    id: 'rule-flood-archives-real', goal: 4, title: '600 junk failures seen three times each push a real rule out of MEMORY.md (500-line ceiling)',
+    nights: [
+      { events: deployFailures(REAL_ERROR, 4) },
+      { events: Array.from({ length: 600 }, (_, i) => failing(3, { tool_name: 'mcp__junk__x', error_category: `k${word(i)}`, error_message: `error: ${word(i)} broke`, session_id: 'j' })).flat() },
+    ],
+    expect: { kind: 'rule-written', quoting: 'manifest invalid' },
+  },
 ];
 
 /** The deploy scope of a state with these templates added, each with its correct id. */
