@@ -194,7 +194,7 @@ export const SETTINGS: Record<SettingKey, SettingSpec> = {
   sample_size: { description: 'Evidence samples kept per cluster (redacted).', default: 5, check: int(1, 50), fromEnv: asNumber },
   max_clusters: { description: 'Most distinct clusters one night keeps (memory bound): past it a new cluster replaces the lightest (a heavy-hitters sketch, so a repeated failure is kept), and the dropped events are counted in a warning.', default: 10_000, check: int(1, 10_000_000), fromEnv: asNumber },
   max_new_rules: { description: 'Most clusters one night promotes to new rules (the heaviest first); the rest wait in pending for the next nights, so a flood cannot fill MEMORY.md in one night.', default: 250, check: int(1, 100_000), fromEnv: asNumber },
-  max_pending: { description: 'Most sub-threshold clusters carried over between nights (the heaviest in the window are kept), a bound on state.json.', default: 1000, check: int(1, 1_000_000), fromEnv: asNumber },
+  max_pending: { description: 'Most sub-threshold clusters carried over between nights (the heaviest in the window are kept), a bound on state.json.', default: 500, check: int(1, 1_000_000), fromEnv: asNumber },
   max_line_bytes: { description: 'Longer telemetry lines are counted invalid (line_too_long) without being read.', default: 1 << 20, check: int(256), fromEnv: asNumber },
   ingest_worker_min_mb: {
     description: 'A night with at least this many MiB to read in one log is split: a worker thread folds the end of the file (a little under half of what is left once the worker is ready) while the main thread folds the rest, and the two are merged into exactly the same result (on machines with 2 or more cores; 0 never splits).',

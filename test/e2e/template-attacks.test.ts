@@ -335,6 +335,39 @@ const BLOCKED_SCENARIOS: ScenarioAttack[] = [
     ],
     expect: { kind: 'rule-written', quoting: 'manifest invalid' },
   },
+  // Variants of the flooding classes (other junk shapes, orders and sizes): the real failure still
+  // becomes its own rule, and state stays bounded.
+  {
+    id: 'tool-name-flood', goal: 4, title: '20,000 junk tool names before the real failures (each its own cluster and scope)',
+    nights: [{ events: [...Array.from({ length: 20_000 }, (_, i) => ({ tool_name: `mcp__junk__${word(i)}`, exit_code: 1, error_category: 'api_error', error_message: 'error: request failed', session_id: 'j' })), ...deployFailures(REAL_ERROR, 4)] }],
+    expect: { kind: 'rule-written', quoting: 'manifest invalid' },
+  },
+  {
+    id: 'scope-flood-interleaved', goal: 4, title: '1,500 junk templates in the scope, the real failure\'s lines spread among them',
+    nights: [{ events: junkTemplates(1500, 'm').flatMap((e, i) => (i % 400 === 0 ? [e, ...deployFailures(REAL_ERROR, 1, `r${i}`)] : [e])) }],
+    expect: { kind: 'rule-written', quoting: 'manifest invalid' },
+  },
+  {
+    id: 'scope-flood-after', goal: 4, title: '2,000 junk templates that sort after the real line, two nights running, then the real failure',
+    nights: [{ events: junkTemplates(1000, 'z') }, { events: junkTemplates(1000, 'zz') }, { events: deployFailures(REAL_ERROR, 3) }],
+    expect: { kind: 'rule-written', quoting: 'manifest invalid' },
+  },
+  {
+    id: 'pairs-flood-max-clusters', goal: 4, title: '6,000 junk lines seen twice each (heavier than one-offs) and the real failure seen 5 times, max_clusters 1,000',
+    settings: 'max_clusters: 1000\n',
+    nights: [{ events: [...Array.from({ length: 6_000 }, (_, i) => ({ tool_name: 'mcp__junk__x', exit_code: 1, error_category: 'tool_error', error_message: `error: ${word(i)} broke ${word(i * 3 + 1)}`, session_id: 'j' })).flatMap((e) => [e, e]), ...deployFailures(REAL_ERROR, 5)] }],
+    expect: { kind: 'rule-written', quoting: 'manifest invalid' },
+  },
+  {
+    id: 'singletons-many-sessions', goal: 4, title: '3,000 one-off junk errors spread over 300 sessions: no group rule',
+    nights: [{ events: junkTemplates(3000).map((e, i) => ({ ...e, session_id: `j${i % 300}` })) }],
+    expect: { kind: 'nothing-proposed' },
+  },
+  {
+    id: 'many-scopes-two-nights', goal: 3, title: '12,000 one-off categories two nights running: state stays bounded',
+    nights: [0, 1].map((n) => ({ events: Array.from({ length: 12_000 }, (_, i) => ({ tool_name: 'mcp__x__t', exit_code: 1, error_category: `c${n}_${word(i)}`, error_message: `error: ${word(i)} broke ${word(i * 3)}`, session_id: `s${i % 50}` })) })),
+    expect: { kind: 'completes', withinMs: 60_000, maxStateBytes: 2_500_000, maxReportBytes: 500_000 },
+  },
 ];
 
 /** The deploy scope of a state with these templates added, each with its correct id. */
