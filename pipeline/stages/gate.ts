@@ -27,11 +27,11 @@ export interface GateResult {
 /** Counts of what the gate's flood bounds held back, shown in the run's notices. */
 export interface FloodHeld {
   /** Clusters at the threshold past max_new_rules: they wait, heaviest first, for the next nights. */
-  deferred: number;
+  rules_deferred: number;
   /** One-off templates not promoted together (a group needs templates that repeated). */
-  singletons: number;
+  singletons_held: number;
   /** Pending clusters dropped past max_pending, the lightest first. */
-  dropped: number;
+  pending_dropped: number;
 }
 
 /** The gate's settings slice; the flood bounds are off when absent (tests that build the gate by hand). */
@@ -79,9 +79,9 @@ export async function gate<I extends { state: State; clusters: Cluster[]; notice
 /** What the flood bounds held back, for a reviewer (a flood is an attack or a broken log). */
 function heldNotices(held: FloodHeld, settings: { max_new_rules: number; max_pending: number; min_repeats: number }): string[] {
   const notices: string[] = [];
-  if (held.deferred > 0) notices.push(`${held.deferred} clusters reached the threshold past max_new_rules (${settings.max_new_rules}) tonight: they wait in pending and are promoted on the next nights, the heaviest first. A night with this many new patterns looks like a broken log or an attack.`);
-  if (held.singletons > 0) notices.push(`${held.singletons} error templates seen once each were not promoted together with others of their tool: only templates that repeated make a group rule.`);
-  if (held.dropped > 0) notices.push(`${held.dropped} sub-threshold clusters were not carried over past max_pending (${settings.max_pending}): the lightest were dropped.`);
+  if (held.rules_deferred > 0) notices.push(`${held.rules_deferred} clusters reached the threshold past max_new_rules (${settings.max_new_rules}) tonight: they wait in pending and are promoted on the next nights, the heaviest first. A night with this many new patterns looks like a broken log or an attack.`);
+  if (held.singletons_held > 0) notices.push(`${held.singletons_held} error templates seen once each were not promoted together with others of their tool: only templates that repeated make a group rule.`);
+  if (held.pending_dropped > 0) notices.push(`${held.pending_dropped} sub-threshold clusters were not carried over past max_pending (${settings.max_pending}): the lightest were dropped.`);
   return notices;
 }
 
@@ -204,7 +204,7 @@ function promoteTogether(result: GateResult, minRepeats: number, sampleSize: num
     result.promoted.push(group);
     groups.set(group.id, members);
   }
-  if (singletons > 0) result.held = { ...(result.held ?? { deferred: 0, singletons: 0, dropped: 0 }), singletons };
+  if (singletons > 0) result.held = { ...(result.held ?? { rules_deferred: 0, singletons_held: 0, pending_dropped: 0 }), singletons_held: singletons };
   return groups;
 }
 
@@ -216,7 +216,7 @@ function promoteTogether(result: GateResult, minRepeats: number, sampleSize: num
  * stays bounded whatever a log holds.
  */
 function limitFlood(result: GateResult, groups: Map<string, PendingCluster[]>, settings: GateSettings): void {
-  const held: FloodHeld = result.held ?? { deferred: 0, singletons: 0, dropped: 0 };
+  const held: FloodHeld = result.held ?? { rules_deferred: 0, singletons_held: 0, pending_dropped: 0 };
   const maxRules = settings.max_new_rules ?? Number.POSITIVE_INFINITY;
   if (result.promoted.length > maxRules) {
     const ranked = [...result.promoted].sort(heaviestFirst);
@@ -226,7 +226,7 @@ function limitFlood(result: GateResult, groups: Map<string, PendingCluster[]>, s
         result.pending[item.id] = item;
         result.outcomes[item.id] = 'pending';
       }
-      held.deferred += 1;
+      held.rules_deferred += 1;
     }
     const kept = new Set(ranked.slice(0, maxRules));
     result.promoted = result.promoted.filter((cluster) => kept.has(cluster));
@@ -236,9 +236,9 @@ function limitFlood(result: GateResult, groups: Map<string, PendingCluster[]>, s
   if (pending.length > maxPending) {
     const ranked = pending.sort((a, b) => sum(b.days) - sum(a.days) || b.sessions.length - a.sessions.length || (a.last_seen > b.last_seen ? -1 : a.last_seen < b.last_seen ? 1 : a.id < b.id ? -1 : 1));
     for (const item of ranked.slice(maxPending)) delete result.pending[item.id];
-    held.dropped += ranked.length - maxPending;
+    held.pending_dropped += ranked.length - maxPending;
   }
-  if (held.deferred + held.singletons + held.dropped > 0) result.held = held;
+  if (held.rules_deferred + held.singletons_held + held.pending_dropped > 0) result.held = held;
 }
 
 function heaviestFirst(a: PromotedCluster, b: PromotedCluster): number {

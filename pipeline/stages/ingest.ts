@@ -28,6 +28,17 @@ export interface IngestResult {
   /** The miner's templates after tonight, and the templates that generalised tonight (old id → new id). */
   templates: TemplateMinerState;
   templateMerges: ReadonlyMap<string, string>;
+  /** What the night's caps dropped to keep the heaviest (a flood; all 0 on an ordinary night). */
+  dropped: IngestDropped;
+}
+
+export interface IngestDropped {
+  /** Clusters (and their events) that gave way to heavier ones past max_clusters. */
+  clusters: number;
+  events: number;
+  /** Templates that gave way at the template caps, and templates left out of state. */
+  templates: number;
+  templates_unsaved: number;
 }
 
 export interface ParallelIngest {
@@ -120,6 +131,7 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
     clusters,
     templates: miner.toState(),
     templateMerges: miner.merged(),
+    dropped: { clusters: builder.evicted, events: builder.overflow, templates: miner.dropped(), templates_unsaved: miner.unsaved() },
     baselines,
     cursors,
     notices: [...input.notices, ...notices],

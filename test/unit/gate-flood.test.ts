@@ -44,7 +44,7 @@ describe('the gate under a flood of one-off templates', () => {
       const clusters = junk(n, shape).sort((a, b) => order * (a.id < b.id ? -1 : 1));
       const result = computeGate(clusters, emptyState(), settings, NOW);
       expect(result.promoted).toEqual([]);
-      expect(result.held?.singletons).toBe(n);
+      expect(result.held?.singletons_held).toBe(n);
       expect(Object.keys(result.pending)).toHaveLength(n);
     }
   });
@@ -57,7 +57,7 @@ describe('the gate under a flood of one-off templates', () => {
     expect(group!.templates!.map((t) => t.template)[0]).toBe('error: deploy rejected: manifest invalid');
     expect(group!.templates).toHaveLength(3);
     expect(group!.count).toBe(4);
-    expect(result.held?.singletons).toBe(498);
+    expect(result.held?.singletons_held).toBe(498);
   });
 
   it('two templates that each repeated are still promoted together', () => {
@@ -78,7 +78,7 @@ describe('max_new_rules and max_pending', () => {
     const first = computeGate([...flood(600), real], emptyState(), capped, NOW);
     expect(first.promoted).toHaveLength(50);
     expect(first.promoted.map((c) => c.id)).toContain(real.id);
-    expect(first.held?.deferred).toBe(551);
+    expect(first.held?.rules_deferred).toBe(551);
     expect(Object.keys(first.pending)).toHaveLength(551);
     expect(first.outcomes[flood(600)[599]!.id]).toBe('pending');
     // The next night reads nothing new: the deferred clusters, at the threshold, come 50 at a time.
@@ -100,6 +100,6 @@ describe('max_new_rules and max_pending', () => {
     const kept = Object.keys(result.pending);
     expect(kept).toHaveLength(100);
     for (const cluster of heavy) expect(kept).toContain(cluster.id);
-    expect(result.held?.dropped).toBe(4920);
+    expect(result.held?.pending_dropped).toBe(4920);
   });
 });
