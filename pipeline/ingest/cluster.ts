@@ -248,7 +248,9 @@ export class ClusterBuilder {
    * may still be opened afterwards.
    */
   canMerge(others: ClusterState[], otherOverflow: number, extraKeys: string[] = []): boolean {
-    if (otherOverflow > 0 || others.some((c) => c.signatures.dropped)) return false;
+    // Past max_clusters either side's sketch depends on the order (and this side may have dropped and
+    // re-opened a cluster whose settled signatures the other side was given): one pass decides.
+    if (this.evicted > 0 || otherOverflow > 0 || others.some((c) => c.signatures.dropped)) return false;
     const keys = new Set([...this.clusters.keys(), ...others.map((c) => c.key), ...extraKeys]);
     return keys.size <= (this.limits.maxClusters ?? Number.POSITIVE_INFINITY);
   }

@@ -28,11 +28,12 @@
  * - **Bounds** (log text is attacker-controlled): messages are cut to `maxMessageLength` characters and
  *   `maxTokens` tokens (the cut part becomes one `<*>`); a scope holds at most `maxTemplatesPerScope`
  *   templates and all scopes `maxTemplates`; past a cap, a message that fits no template takes the place
- *   of the lightest template (fewest messages, `add`'s weight; of equals the one kept longest) of its
- *   scope, or of all scopes at the overall cap: so a flood of one-off messages churns one light place
- *   and cannot keep a message that repeats from its template (`dropped()` counts them). Only when nothing
- *   can be dropped does a message get its scope's catch-all template `<*>` (not stored). A scope left
- *   empty is forgotten. The exact-message cache holds at most `cacheEntries`
+ *   of the lightest template of its scope (or of all scopes at the overall cap) when it outweighs it
+ *   (`add`'s weight against the template's count, halved while a template loaded from state has not
+ *   been seen again; of equals the one kept longest goes): so one-off messages cannot keep a message that
+ *   repeats from its template, and do not churn each other (`dropped()` counts what gave way). A message
+ *   that outweighs nothing gets its scope's catch-all template `<*>` (not stored). A scope left empty
+ *   is forgotten; `toState` keeps the heaviest `maxSavedTemplates`. The exact-message cache holds at most `cacheEntries`
  *   messages and `cacheChars` characters. Learning one message costs a scan of the templates of its
  *   length in its scope to find it, one of those with its head for a two-position merge, and one more
  *   per merge (which retires templates, so merges are paid for by the templates they retire): a hostile
