@@ -368,6 +368,26 @@ const BLOCKED_SCENARIOS: ScenarioAttack[] = [
     nights: [0, 1].map((n) => ({ events: Array.from({ length: 12_000 }, (_, i) => ({ tool_name: 'mcp__x__t', exit_code: 1, error_category: `c${n}_${word(i)}`, error_message: `error: ${word(i)} broke ${word(i * 3)}`, session_id: `s${i % 50}` })) })),
     expect: { kind: 'completes', withinMs: 60_000, maxStateBytes: 2_500_000, maxReportBytes: 500_000 },
   },
+  // Leaked until what worked next kept its heaviest shapes (the lightest gives way past eight, Space-Saving): now blocked.
+  // Eight junk recoveries (two sessions each) fill the eight shapes a cluster keeps before the real one
+  // comes: `python -m pytest`, seen in six sessions, is never recorded, and the rule cites a junk shape:
+  // `pytest` fails with `error: collection of tests aborted` (22 times in 22 sessions); what worked
+  // instead: `pytest ae`.
+  {
+    id: 'worked-shape-starved', goal: 4, title: 'eight junk recoveries fill the follow-up table before the real one (python -m pytest)',
+    nights: [
+      {
+        events: [
+          ...Array.from({ length: 8 }, (_, k) => [0, 1].flatMap((s) => [
+            { tool_name: 'Bash', exit_code: 1, error_category: 'tool_error', input_summary: 'pytest', error_message: 'error: collection of tests aborted', session_id: `j${k}-${s}` },
+            { tool_name: 'Bash', exit_code: 0, input_summary: `pytest ${word(k + 100)}`, session_id: `j${k}-${s}` },
+          ])).flat(),
+          ...recovered('pytest', 'error: collection of tests aborted', 'python -m pytest', 6).map((e) => (e.exit_code === 1 ? { ...e, error_category: 'tool_error' } : e)),
+        ],
+      },
+    ],
+    expect: { kind: 'rule-written', quoting: 'python -m pytest' },
+  },
 ];
 
 /** The deploy scope of a state with these templates added, each with its correct id. */
