@@ -19,7 +19,8 @@ import { deduplicate } from './stages/deduplicate.js';
 import type { PromotedCluster } from './model/cluster.js';
 import type { Cluster } from './model/cluster.js';
 import type { ClusterOutcome } from './model/cluster.js';
-import type { LineCounts, ParallelIngest } from './stages/ingest.js';
+import type { IngestDropped, LineCounts, ParallelIngest } from './stages/ingest.js';
+import type { FloodHeld } from './stages/gate.js';
 import type { Plan, Proposal } from './stages/plan.js';
 import type { LlmRunStats } from './stages/synthesize.js';
 import { shownOrWithheld } from './safety/scan.js';
@@ -85,6 +86,8 @@ export interface RunResult {
   lifecycle: { changes: Plan['lifecycle']; ceiling: Plan['ceiling'] };
   /** Set when a large night was read by two threads (see ingest_worker_min_mb). */
   parallel_ingest: ParallelIngest | null;
+  /** What the flood bounds dropped or held back tonight, to keep the heaviest (README "Floods"); null on a quiet night. */
+  flood: (IngestDropped & FloodHeld) | null;
 }
 
 /** Runs every stage in order under the lock (a dry-run too: it writes the report a real run commits). */
@@ -120,6 +123,8 @@ interface FinalData {
   commit?: string | null;
   commitNote?: string;
   parallel?: ParallelIngest | null;
+  dropped?: IngestDropped;
+  held?: FloodHeld;
 }
 type Produces<T extends FinalData> = T;
 export type NightOutput = Produces<Produced<typeof NIGHT>>;
@@ -149,5 +154,11 @@ function toResult(data: FinalData, ctx: RunContext, takenOver: string | null): R
     lock_taken_over: takenOver,
     lifecycle: { changes: data.plan.lifecycle, ceiling: data.plan.ceiling },
     parallel_ingest: data.parallel ?? null,
+    flood: floodCounts(data.dropped, data.held),
   };
+}
+
+function floodCounts(dropped: IngestDropped | undefined, held: FloodHeld | undefined): RunResult['flood'] {
+  const counts = { clusters: 0, events: 0, templates: 0, templates_unsaved: 0, rules_deferred: 0, singletons_held: 0, pending_dropped: 0, ...dropped, ...held };
+  return Object.values(counts).some((n) => n > 0) ? counts : null;
 }

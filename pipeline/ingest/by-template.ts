@@ -5,8 +5,11 @@ import { ClusterBuilder, type ClusterLimits, type ClusterState } from './cluster
 
 /** What the night needs of a template miner (see templates/miner.ts). */
 export interface TemplateMinerPort {
-  /** Learns a message of a scope; its template (which later messages may generalise). */
-  add(scope: string, message: string): { id: string; template: string };
+  /**
+   * Learns a message of a scope, seen `weight` times; its template (which later messages may
+   * generalise). Past the miner's caps the weight decides which templates stay.
+   */
+  add(scope: string, message: string, weight?: number): { id: string; template: string };
   /** The template a message has now, without learning; null when none covers it. */
   match(scope: string, message: string): { id: string; template: string } | null;
 }
@@ -26,14 +29,14 @@ export function clustersByTemplate(builder: ClusterBuilder, miner: TemplateMiner
   const states = builder.toState();
   const failures = states.filter((state) => state.kind === 'failure').sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const texts = new Map(failures.map((state) => [state.key, state.line ? signatureText(state.line) : '']));
-  for (const state of failures) miner.add(templateScope(state.tool, state.category), texts.get(state.key)!);
+  for (const state of failures) miner.add(templateScope(state.tool, state.category), texts.get(state.key)!, state.count);
   // A second pass: a template learnt late may have generalised the one an earlier line got.
   const templates = new Map<string, TemplateRef>();
   const follows = new Map<string, FollowUp[][]>();
   const remapped: ClusterState[] = states.map((state) => {
     if (state.kind !== 'failure') return state;
     const scope = templateScope(state.tool, state.category);
-    const found = miner.match(scope, texts.get(state.key)!) ?? miner.add(scope, texts.get(state.key)!);
+    const found = miner.match(scope, texts.get(state.key)!) ?? miner.add(scope, texts.get(state.key)!, state.count);
     const id = clusterId('failure', state.tool, state.category, found.id);
     templates.set(id, { id: found.id, template: found.template, count: 0 });
     const ups = followUps.get(state.key);

@@ -9,10 +9,16 @@ import { fnv1a, mix32 } from '../model/hash.js';
 import { SignatureCounter, type HashBudget, type SignatureState } from './signature-counter.js';
 import { clusterId, type Cluster, type ClusterKind, type EventRef, type Evidence } from '../model/cluster.js';
 import { cleanIdentifier } from '../safety/identifier.js';
+import { LightestFirst } from '../templates/lightest-first.js';
 
 export interface ClusterLimits {
   sampleSize: number;
-  /** Most distinct clusters a night may open; events of further clusters are counted, not kept. */
+  /**
+   * Most clusters a night keeps. Past it the builder is a Space-Saving sketch: a new cluster replaces the
+   * lightest one (whose events are counted as dropped) and inherits its weight, so noise that never
+   * repeats cannot keep out a failure that does: any cluster with more than events/maxClusters events
+   * is kept, and its count is exact unless it was once dropped (then it is short by at most that bound).
+   */
   maxClusters?: number;
   /** Distinct signatures counted per cluster, first come (default 32; a worker's fold keeps more). */
   maxSignatures?: number;
@@ -80,6 +86,10 @@ interface Accumulator {
   samples: { priority: number; event: TelemetryEvent; ref: EventRef; ts: number }[];
   signatures: SignatureCounter;
   baseline: number | null;
+  /** Weight inherited from the cluster it replaced past max_clusters (Space-Saving's error bound); 0 before. */
+  inherited: number;
+  /** Order of admission: of two equally light clusters the older one goes first. */
+  seq: number;
 }
 
 /** Groups candidate events into clusters as they stream past; memory is bounded per cluster. */
@@ -100,16 +110,21 @@ export class ClusterBuilder {
   /** Per message: its signature key, its masked error line, and the families of the commands that gave it. */
   private readonly messages = new BoundedMemo<KnownMessage>();
   private readonly failureLines = new FailureLines();
-  /** Events that would have opened a cluster past `maxClusters` (a pathological night). */
+  /** Events of clusters dropped past `maxClusters` to make room for heavier ones (a pathological night). */
   overflow = 0;
+  /** Clusters dropped past `maxClusters`. */
+  evicted = 0;
+  /** The lightest cluster first; made when the night first reaches max_clusters. */
+  private lightest: LightestFirst<string> | null = null;
+  private admitted = 0;
 
   constructor(
     private readonly limits: ClusterLimits,
     private readonly toolName: (raw: string) => string = toolNameCleaner(),
   ) {}
 
-  /** Counts an event in its cluster; the cluster's key and tool family (null when past max_clusters). */
-  add(kind: ClusterKind, event: TelemetryEvent, ts: number, ref: EventRef, baseline: number | null = null): { key: string; tool: string } | null {
+  /** Counts an event in its cluster; the cluster's key and tool family. */
+  add(kind: ClusterKind, event: TelemetryEvent, ts: number, ref: EventRef, baseline: number | null = null): { key: string; tool: string } {
     // A failure's cluster is its tool, category and masked error line (templates are mined from those lines).
     const message = event.error_message;
     // Per message, once: its signature key and the line a template is mined from (see FailureLines).
@@ -121,17 +136,18 @@ export class ClusterBuilder {
     const base = shellFamily === null ? this.mapKey(kind, event) : `failure\u0000${shellFamily}\u0000${failureCategory(event, this.categories)}`;
     const mapKey = line === null ? base : withLine(base, line, known);
     let acc = this.clusters.get(mapKey);
+    const opened = !acc;
     if (!acc) {
       const category = kind === 'failure' ? failureCategory(event, this.categories) : null;
       const tool = shellFamily ?? this.toolName(kind === 'failure' ? toolFamily(event.tool_name) : event.tool_name);
-      if (this.clusters.size >= (this.limits.maxClusters ?? Number.POSITIVE_INFINITY)) {
-        this.overflow += 1;
-        return null;
-      }
+      const inherited = this.clusters.size >= (this.limits.maxClusters ?? Number.POSITIVE_INFINITY) ? this.dropLightest() : 0;
       acc = newAccumulator(clusterId(kind, tool, category), line, kind, tool, category, ts, this.signatureCounter(mapKey));
+      acc.inherited = inherited;
+      acc.seq = this.admitted++;
       this.clusters.set(mapKey, acc);
     }
     acc.count += 1;
+    if (opened) this.lightest?.push(mapKey, acc.count + acc.inherited, acc.seq);
     acc.inputs.add(event.input_hash);
     if (event.session_id) acc.sessions.add(event.session_id);
     acc.first = Math.min(acc.first, ts);
@@ -147,6 +163,29 @@ export class ClusterBuilder {
       if (acc.signatures.dropped) this.signaturesDropped = true;
     }
     return { key: mapKey, tool: acc.tool };
+  }
+
+  /**
+   * Space-Saving's replacement step: the lightest cluster (fewest events, counting what it inherited;
+   * the older of equals) is dropped and its events counted in `overflow`. Returns its weight, which the
+   * cluster taking its place inherits, so that a stream of one-off clusters cannot push out one that
+   * repeats: each newcomer starts above the lightest instead of at 1.
+   */
+  private dropLightest(): number {
+    if (!this.lightest) {
+      const weightOf = (key: string) => {
+        const acc = this.clusters.get(key);
+        return acc && acc.count + acc.inherited;
+      };
+      this.lightest = new LightestFirst(weightOf);
+      for (const [key, acc] of this.clusters) this.lightest.push(key, acc.count + acc.inherited, acc.seq);
+    }
+    const dropped = this.lightest.pop();
+    if (!dropped) return 0;
+    this.overflow += this.clusters.get(dropped.key)!.count;
+    this.evicted += 1;
+    this.clusters.delete(dropped.key);
+    return dropped.weight;
   }
 
   /** The program a shell call's failure belongs to, remembered per message and command (a few per message). */
@@ -207,7 +246,9 @@ export class ClusterBuilder {
    * may still be opened afterwards.
    */
   canMerge(others: ClusterState[], otherOverflow: number, extraKeys: string[] = []): boolean {
-    if (otherOverflow > 0 || others.some((c) => c.signatures.dropped)) return false;
+    // Past max_clusters either side's sketch depends on the order (and this side may have dropped and
+    // re-opened a cluster whose settled signatures the other side was given): one pass decides.
+    if (this.evicted > 0 || otherOverflow > 0 || others.some((c) => c.signatures.dropped)) return false;
     const keys = new Set([...this.clusters.keys(), ...others.map((c) => c.key), ...extraKeys]);
     return keys.size <= (this.limits.maxClusters ?? Number.POSITIVE_INFINITY);
   }
@@ -216,11 +257,14 @@ export class ClusterBuilder {
   merge(others: ClusterState[]): void {
     for (const other of others) {
       let acc = this.clusters.get(other.key);
+      const opened = !acc;
       if (!acc) {
         acc = newAccumulator(other.id, other.line, other.kind, other.tool, other.category, other.first, this.signatureCounter(other.key));
+        acc.seq = this.admitted++;
         this.clusters.set(other.key, acc);
       }
       acc.count += other.count;
+      if (opened) this.lightest?.push(other.key, acc.count + acc.inherited, acc.seq);
       acc.inputs.merge(other.inputs);
       acc.sessions.merge(other.sessions);
       acc.first = Math.min(acc.first, other.first);
@@ -335,7 +379,7 @@ export function toolNameCleaner(): (raw: string) => string {
 function newAccumulator(id: string, line: string | null, kind: ClusterKind, tool: string, category: string | null, ts: number, signatures: SignatureCounter): Accumulator {
   return {
     id, line, kind, tool, category, count: 0, inputs: new DistinctCounter(DISTINCT_EXACT, KEPT_IDS), sessions: new DistinctCounter(DISTINCT_EXACT, KEPT_IDS), first: ts, last: ts,
-    days: new Map(), samples: [], signatures, baseline: null,
+    days: new Map(), samples: [], signatures, baseline: null, inherited: 0, seq: 0,
   };
 }
 

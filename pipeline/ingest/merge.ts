@@ -78,7 +78,8 @@ export function mergePartial(fold: IngestFold, partial: PartialFold): boolean {
   const deferredSlowKeys = partial.detector.tools.filter((t) => t.warmup.length > 0).map((t) => `slow\u0000${t.tool}\u0000`);
   if (!fold.detector.canAbsorb(partial.detector)) return false;
   if (!fold.usage.canMerge(partial.usage)) return false;
-  if (partial.recovery.full) return false;
+  // Past a follow-up cap on either side the order decided what was kept (recovery.ts).
+  if (partial.recovery.full || fold.recovery.full) return false;
   if (!fold.builder.canMerge(partial.clusters, partial.overflow, deferredSlowKeys)) return false;
   const { lines } = fold;
   lines.read += partial.lines.read;

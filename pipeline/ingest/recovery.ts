@@ -40,6 +40,8 @@ interface Waiting {
 export class RecoveryTracker {
   private readonly waiting = new Map<string, Waiting>();
   private readonly followUps = new Map<string, Map<string, FollowUp>>();
+  /** Weight a shape inherited from the one it replaced past MAX_SHAPES (see record). */
+  private readonly inherited = new WeakMap<FollowUp, number>();
   /** Per session, its first FOLLOW_WINDOW calls (a range's fold keeps them for the merge). */
   private readonly heads = new Map<string, Call[]>();
   /** A cap turned something away: past it, the order of lines decides what is kept (no exact merge). */
@@ -126,11 +128,14 @@ export class RecoveryTracker {
     if (shapes === undefined) this.followUps.set(key, (shapes = new Map()));
     let up = shapes.get(shape);
     if (up === undefined) {
-      if (shapes.size >= MAX_SHAPES) {
-        this.full = true;
-        return;
-      }
+      // Past MAX_SHAPES, a Space-Saving step: the lightest shape gives way and the new one inherits its
+      // weight (not its count or sessions), so junk recoveries that came first cannot keep out the one
+      // that keeps working. Past the cap the order matters: the fold can no longer be merged.
+      const capped = shapes.size >= MAX_SHAPES;
+      const inherited = capped ? dropLightest(shapes, this.inherited) : 0;
+      if (capped) this.full = true;
       shapes.set(shape, (up = { shape, count: 0, sessions: [] }));
+      if (inherited > 0) this.inherited.set(up, inherited);
     }
     up.count += count;
     // The smallest session ids, sorted: the same whatever order the lines were read in.
@@ -160,6 +165,18 @@ export function mergeFollowUps(lists: readonly (readonly FollowUp[])[], max = 3)
     }
   }
   return [...byShape.values()].sort(byWeight).slice(0, max);
+}
+
+/** Drops the shape with the fewest calls (counting what it inherited; the first kept of equals); returns that weight. */
+function dropLightest(shapes: Map<string, FollowUp>, inherited: WeakMap<FollowUp, number>): number {
+  let lightest: FollowUp | undefined;
+  let least = Number.POSITIVE_INFINITY;
+  for (const up of shapes.values()) {
+    const weight = up.count + (inherited.get(up) ?? 0);
+    if (weight < least) [lightest, least] = [up, weight];
+  }
+  if (lightest) shapes.delete(lightest.shape);
+  return lightest ? least : 0;
 }
 
 function byWeight(a: FollowUp, b: FollowUp): number {

@@ -15,10 +15,11 @@ export interface CeilingOutcome {
 /**
  * MEMORY.md stays at or under `maxLines`: the lowest-weight unpinned derived rules are chosen for the
  * archive until it fits (on equal weight: superseded, then unused, then active, then validated rules;
- * then the longest unreinforced). Human text is never touched; when human text
+ * then the rules written tonight, `addedAt`, so a flood of new rules cannot push out the rules that
+ * were there before it; then the longest unreinforced). Human text is never touched; when human text
  * alone is over the ceiling, nothing is archived and the outcome carries a warning.
  */
-export function enforceCeiling(text: string | undefined, rules: Record<string, LedgerEntry>, maxLines: number): CeilingOutcome {
+export function enforceCeiling(text: string | undefined, rules: Record<string, LedgerEntry>, maxLines: number, addedAt?: string): CeilingOutcome {
   const lines = text === undefined ? 0 : countLines(text);
   const parsed = text === undefined ? [] : parseMemory(text).rules;
   const humanLines = lines - parsed.length;
@@ -30,7 +31,7 @@ export function enforceCeiling(text: string | undefined, rules: Record<string, L
   const inFile = new Set(parsed.map((rule) => rule.id));
   const candidates = Object.values(rules)
     .filter((rule) => rule.target === 'memory' && IN_TARGET.includes(rule.state) && !rule.pinned && inFile.has(rule.id))
-    .sort((a, b) => (a.weight ?? 1) - (b.weight ?? 1) || rank(a) - rank(b) || cmp(a.last_reinforced ?? a.created, b.last_reinforced ?? b.created) || cmp(a.id, b.id));
+    .sort((a, b) => (a.weight ?? 1) - (b.weight ?? 1) || rank(a) - rank(b) || Number(b.created === addedAt) - Number(a.created === addedAt) || cmp(a.last_reinforced ?? a.created, b.last_reinforced ?? b.created) || cmp(a.id, b.id));
   // A hand-duplicated id has several bullets, and removing the rule removes them all.
   const bullets = new Map<string, number>();
   for (const rule of parsed) bullets.set(rule.id, (bullets.get(rule.id) ?? 0) + 1);

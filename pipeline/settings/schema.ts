@@ -9,6 +9,8 @@ export interface Settings {
   baseline_min_samples: number;
   sample_size: number;
   max_clusters: number;
+  max_new_rules: number;
+  max_pending: number;
   max_line_bytes: number;
   max_bytes_per_night: number;
   ingest_worker_min_mb: number;
@@ -210,7 +212,9 @@ export const SETTINGS: Record<SettingKey, SettingSpec> = {
   slow_min_ms: { description: 'A success shorter than this (ms) is never slow, whatever its baseline: a 150 ms call is not worth a rule.', default: 1000, check: int(0), fromEnv: asNumber },
   baseline_min_samples: { description: 'Successes a tool needs before its duration baseline is trusted.', default: 10, check: int(1, 100_000), fromEnv: asNumber },
   sample_size: { description: 'Evidence samples kept per cluster (redacted).', default: 5, check: int(1, 50), fromEnv: asNumber },
-  max_clusters: { description: 'Most distinct clusters one night may open (memory bound); further events are counted in a warning.', default: 10_000, check: int(1, 10_000_000), fromEnv: asNumber },
+  max_clusters: { description: 'Most distinct clusters one night keeps (memory bound): past it a new cluster replaces the lightest (a heavy-hitters sketch, so a repeated failure is kept), and the dropped events are counted in a warning.', default: 10_000, check: int(1, 10_000_000), fromEnv: asNumber },
+  max_new_rules: { description: 'Most clusters one night promotes to new rules (the heaviest first); the rest wait in pending for the next nights, so a flood cannot fill MEMORY.md in one night.', default: 250, check: int(1, 100_000), fromEnv: asNumber },
+  max_pending: { description: 'Most sub-threshold clusters carried over between nights (the heaviest in the window are kept), a bound on state.json.', default: 500, check: int(1, 1_000_000), fromEnv: asNumber },
   max_line_bytes: { description: 'Longer telemetry lines are counted invalid (line_too_long) without being read.', default: 1 << 20, check: int(256), fromEnv: asNumber },
   max_bytes_per_night: { description: 'Most log bytes one run reads (decompressed, for rotated .gz copies): the cursor stops after the last whole line read, and the next run goes on from there.', default: 1 << 30, check: int(1 << 16), fromEnv: asNumber },
   ingest_worker_min_mb: {

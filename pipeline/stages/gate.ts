@@ -20,6 +20,27 @@ export interface GateResult {
    * window_days of each other either (so count toward nothing), and the first day among them.
    */
   olderUncounted?: { count: number; from: string };
+  /** What the flood bounds held back tonight (see limitFlood). */
+  held?: FloodHeld;
+}
+
+/** Counts of what the gate's flood bounds held back, shown in the run's notices. */
+export interface FloodHeld {
+  /** Clusters at the threshold past max_new_rules: they wait, heaviest first, for the next nights. */
+  rules_deferred: number;
+  /** One-off templates not promoted together (a group needs templates that repeated). */
+  singletons_held: number;
+  /** Pending clusters dropped past max_pending, the lightest first. */
+  pending_dropped: number;
+}
+
+/** The gate's settings slice; the flood bounds are off when absent (tests that build the gate by hand). */
+export interface GateSettings {
+  min_repeats: number;
+  window_days: number;
+  sample_size: number;
+  max_new_rules?: number;
+  max_pending?: number;
 }
 
 const KEPT_IDS = 50;
@@ -51,7 +72,17 @@ export async function gate<I extends { state: State; clusters: Cluster[]; notice
     const { count, from } = result.olderUncounted;
     notices.push(`${count} events read tonight (from ${from}) are more than ${days} days older than the newest one and did not repeat ${repeats} times within ${days} days of each other: they count toward no rule and are not carried over. To count repeats spread further apart, run once over that history with a wider window, e.g. SLEEP_CYCLE_WINDOW_DAYS=365 sleep-cycle run --since ${from}.`);
   }
+  if (result.held) notices.push(...heldNotices(result.held, ctx.settings));
   return { ...input, ...result, state, notices };
+}
+
+/** What the flood bounds held back, for a reviewer (a flood is an attack or a broken log). */
+function heldNotices(held: FloodHeld, settings: { max_new_rules: number; max_pending: number; min_repeats: number }): string[] {
+  const notices: string[] = [];
+  if (held.rules_deferred > 0) notices.push(`${held.rules_deferred} clusters reached the threshold past max_new_rules (${settings.max_new_rules}) tonight: they wait in pending and are promoted on the next nights, the heaviest first. A night with this many new patterns looks like a broken log or an attack.`);
+  if (held.singletons_held > 0) notices.push(`${held.singletons_held} error templates seen once each were not promoted together with others of their tool: only templates that repeated make a group rule.`);
+  if (held.pending_dropped > 0) notices.push(`${held.pending_dropped} sub-threshold clusters were not carried over past max_pending (${settings.max_pending}): the lightest were dropped.`);
+  return notices;
 }
 
 /** Carried-over counts that aged out: against the clock on a night that read nothing, else against the newest event. */
@@ -70,7 +101,7 @@ export interface GateOptions {
 export function computeGate(
   clusters: Cluster[],
   state: State,
-  settings: { min_repeats: number; window_days: number; sample_size: number },
+  settings: GateSettings,
   now: Date,
   options: GateOptions = {},
 ): GateResult {
@@ -136,32 +167,88 @@ export function computeGate(
     result.promoted.push(withRefines(fromPending(item), refining.get(id)));
     delete pending[id];
   }
-  promoteTogether(result, settings.min_repeats, settings.sample_size);
+  const groups = promoteTogether(result, settings.min_repeats, settings.sample_size);
+  limitFlood(result, groups, settings);
   return result;
 }
 
 /**
  * The hierarchical half of the gate: templates of one tool family + category that reach min_repeats
  * only together are promoted together, as one cluster that names them, so nothing a tool + category
- * cluster learnt before templates is lost. Its id is derived from its templates' ids.
+ * cluster learnt before templates is lost. Its id is derived from its templates' ids. Only templates
+ * that repeated make a group, each joined by at most as many one-off templates as they have events
+ * (the heaviest first): a thousand errors seen once each are noise, not a pattern, and never a rule.
+ * Returns the groups with their members (a group the flood bounds defer gives its members back).
  */
-function promoteTogether(result: GateResult, minRepeats: number, sampleSize: number): void {
+function promoteTogether(result: GateResult, minRepeats: number, sampleSize: number): Map<string, PendingCluster[]> {
   const byFamily = new Map<string, PendingCluster[]>();
   for (const item of Object.values(result.pending)) {
     if (item.kind !== 'failure' || !item.family_id || !item.template_id) continue;
-    byFamily.set(item.family_id, [...(byFamily.get(item.family_id) ?? []), item]);
+    const family = byFamily.get(item.family_id);
+    if (family) family.push(item);
+    else byFamily.set(item.family_id, [item]);
   }
-  for (const members of byFamily.values()) {
+  const groups = new Map<string, PendingCluster[]>();
+  let singletons = 0;
+  for (const all of byFamily.values()) {
+    const sorted = all.sort((a, b) => sum(b.days) - sum(a.days) || (a.id < b.id ? -1 : 1));
+    const repeated = sorted.filter((item) => sum(item.days) > 1);
+    const room = repeated.reduce((n, item) => n + sum(item.days), 0);
+    const members = [...repeated, ...sorted.filter((item) => sum(item.days) <= 1).slice(0, room)];
     const total = members.reduce((n, item) => n + sum(item.days), 0);
-    if (members.length < 2 || total < minRepeats) continue;
-    const group = groupOf(members.sort((a, b) => sum(b.days) - sum(a.days) || (a.id < b.id ? -1 : 1)), sampleSize);
+    if (members.length < 2 || total < minRepeats) {
+      if (all.reduce((n, item) => n + sum(item.days), 0) >= minRepeats && all.length >= 2) singletons += all.length - repeated.length;
+      continue;
+    }
+    singletons += all.length - members.length;
+    const group = groupOf(members, sampleSize);
     for (const item of members) {
       delete result.pending[item.id];
       result.outcomes[item.id] = 'promoted';
     }
     result.windowCounts[group.id] = group.count;
     result.promoted.push(group);
+    groups.set(group.id, members);
   }
+  if (singletons > 0) result.held = { ...(result.held ?? { rules_deferred: 0, singletons_held: 0, pending_dropped: 0 }), singletons_held: singletons };
+  return groups;
+}
+
+/**
+ * The flood bounds. A night promotes at most max_new_rules clusters (the heaviest: most events, then
+ * most sessions): the rest wait in pending, at the threshold, and are promoted on the next nights, so a
+ * flood of junk that repeats cannot write hundreds of rules in one night and push real ones out of
+ * MEMORY.md. And at most max_pending clusters are carried over (the heaviest in the window), so state
+ * stays bounded whatever a log holds.
+ */
+function limitFlood(result: GateResult, groups: Map<string, PendingCluster[]>, settings: GateSettings): void {
+  const held: FloodHeld = result.held ?? { rules_deferred: 0, singletons_held: 0, pending_dropped: 0 };
+  const maxRules = settings.max_new_rules ?? Number.POSITIVE_INFINITY;
+  if (result.promoted.length > maxRules) {
+    const ranked = [...result.promoted].sort(heaviestFirst);
+    for (const cluster of ranked.slice(maxRules)) {
+      const members = groups.get(cluster.id);
+      for (const item of members ?? [toPending(cluster)]) {
+        result.pending[item.id] = item;
+        result.outcomes[item.id] = 'pending';
+      }
+      held.rules_deferred += 1;
+    }
+    const kept = new Set(ranked.slice(0, maxRules));
+    result.promoted = result.promoted.filter((cluster) => kept.has(cluster));
+  }
+  const maxPending = settings.max_pending ?? Number.POSITIVE_INFINITY;
+  const pending = Object.values(result.pending);
+  if (pending.length > maxPending) {
+    const ranked = pending.sort((a, b) => sum(b.days) - sum(a.days) || b.sessions.length - a.sessions.length || (a.last_seen > b.last_seen ? -1 : a.last_seen < b.last_seen ? 1 : a.id < b.id ? -1 : 1));
+    for (const item of ranked.slice(maxPending)) delete result.pending[item.id];
+    held.pending_dropped += ranked.length - maxPending;
+  }
+  if (held.rules_deferred + held.singletons_held + held.pending_dropped > 0) result.held = held;
+}
+
+function heaviestFirst(a: PromotedCluster, b: PromotedCluster): number {
+  return b.count - a.count || b.sessions.length - a.sessions.length || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 function groupOf(members: PendingCluster[], sampleSize: number): PromotedCluster {

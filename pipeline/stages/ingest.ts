@@ -29,6 +29,17 @@ export interface IngestResult {
   /** The miner's templates after tonight, and the templates that generalised tonight (old id → new id). */
   templates: TemplateMinerState;
   templateMerges: ReadonlyMap<string, string>;
+  /** What the night's caps dropped to keep the heaviest (a flood; all 0 on an ordinary night). */
+  dropped: IngestDropped;
+}
+
+export interface IngestDropped {
+  /** Clusters (and their events) that gave way to heavier ones past max_clusters. */
+  clusters: number;
+  events: number;
+  /** Templates that gave way at the template caps, and templates left out of state. */
+  templates: number;
+  templates_unsaved: number;
 }
 
 export interface ParallelIngest {
@@ -125,15 +136,18 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
     notices.push(`${fold.detector.untracked} successful calls of tools beyond the first 10,000 tool names were not checked for slowness: a night with this many tool names looks like a broken log or an attack.`);
   }
   if (builder.overflow > 0) {
-    notices.push(`${builder.overflow} events belonged to clusters beyond max_clusters (${settings.max_clusters}) and were not clustered: a night with this many distinct patterns looks like a broken log or an attack.`);
+    notices.push(`${builder.overflow} events belonged to clusters beyond max_clusters (${settings.max_clusters}) and were not clustered: the night kept its heaviest clusters and dropped the ${builder.evicted} lightest (any cluster with more than 1 in ${settings.max_clusters} of the night's events is kept). A night with this many distinct patterns looks like a broken log or an attack.`);
   }
+  const clusters = clustersByTemplate(builder, miner, fold.limits, fold.recovery.result());
+  if (miner.dropped() > 0 || miner.unsaved() > 0) notices.push(templateCapNotice(miner.dropped(), miner.unsaved()));
   return {
     ...input,
     lines,
     invalidSamples: fold.invalidSamples,
-    clusters: clustersByTemplate(builder, miner, fold.limits, fold.recovery.result()),
+    clusters,
     templates: miner.toState(),
     templateMerges: miner.merged(),
+    dropped: { clusters: builder.evicted, events: builder.overflow, templates: miner.dropped(), templates_unsaved: miner.unsaved() },
     baselines,
     cursors,
     notices: [...input.notices, ...notices],
@@ -141,6 +155,15 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
     usage: fold.usage.finish(fold.toolName),
     parallel,
   };
+}
+
+/** The template caps at work (a flood of distinct error lines): what gave way, and what state leaves out. */
+function templateCapNotice(dropped: number, unsaved: number): string {
+  const parts = [
+    ...(dropped > 0 ? [`${dropped} error templates gave way to heavier ones at the template caps`] : []),
+    ...(unsaved > 0 ? [`${unsaved} of the lightest templates are not kept in state`] : []),
+  ];
+  return `${parts.join('; ')}: a failure that repeats keeps its template, one-off lines are learnt afresh if they come again. This many distinct error lines looks like a broken log or an attack.`;
 }
 
 /**

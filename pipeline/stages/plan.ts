@@ -243,7 +243,7 @@ function withNights(nights: NightRecord[] | undefined): { nights?: NightRecord[]
 function applyCeiling(memoryText: string | undefined, changes: FileChange[], rules: Record<string, LedgerEntry>, lifecycle: RuleChange[], options: BuildPlanOptions): CeilingOutcome {
   const change = changes.find((c) => c.role === 'memory');
   const text = change?.content ?? memoryText;
-  const outcome = enforceCeiling(text, rules, options.settings.memory_max_lines);
+  const outcome = enforceCeiling(text, rules, options.settings.memory_max_lines, options.now.toISOString());
   if (outcome.archived.length === 0 || text === undefined) return outcome;
   const now = options.now.toISOString();
   for (const id of outcome.archived) {

@@ -264,15 +264,21 @@ function humanChanges(out: string[], input: ReportInput): void {
   out.push('');
 }
 
+/** Rows of the table of clusters below the threshold: a flood of them would make the report unreadable. */
+const MAX_PENDING_ROWS = 200;
+
 function pendingClusters(out: string[], input: ReportInput): void {
-  const pending = input.clusters.filter((c) => input.outcomes[c.id] === 'pending');
-  if (pending.length === 0) return;
+  const all = input.clusters.filter((c) => input.outcomes[c.id] === 'pending');
+  if (all.length === 0) return;
+  const counted = (id: string) => Object.values(input.pending[id]?.days ?? {}).reduce((sum, n) => sum + n, 0);
+  // Past the row cap, the heaviest are shown (in the usual order).
+  const shown = all.length <= MAX_PENDING_ROWS ? null : new Set([...all].sort((a, b) => counted(b.id) - counted(a.id) || b.count - a.count).slice(0, MAX_PENDING_ROWS));
   out.push('## Below the threshold (carried over)', '', '| cluster | kind | tool | category | template | read tonight | counted in the window |', '|---|---|---|---|---|---|---|');
-  for (const c of pending) {
-    const counted = Object.values(input.pending[c.id]?.days ?? {}).reduce((sum, n) => sum + n, 0);
+  for (const c of shown ? all.filter((c) => shown.has(c)) : all) {
     const template = c.template ? `\`${escapeCode(shownOrWithheld(c.template))}\`` : '–';
-    out.push(`| \`${c.id}\` | ${c.kind} | \`${escapeCode(c.tool_name)}\` | ${escapeCell(c.error_category ?? '–')} | ${template} | ${c.count} | ${counted} |`);
+    out.push(`| \`${c.id}\` | ${c.kind} | \`${escapeCode(c.tool_name)}\` | ${escapeCell(c.error_category ?? '–')} | ${template} | ${c.count} | ${counted(c.id)} |`);
   }
+  if (shown) out.push('', `… and ${all.length - MAX_PENDING_ROWS} lighter clusters below the threshold, not listed (\`sleep-cycle status\` counts them).`);
   out.push('');
 }
 

@@ -27,8 +27,13 @@
  *   It changes nothing (the exact-message cache aside, which never changes an answer).
  * - **Bounds** (log text is attacker-controlled): messages are cut to `maxMessageLength` characters and
  *   `maxTokens` tokens (the cut part becomes one `<*>`); a scope holds at most `maxTemplatesPerScope`
- *   templates and all scopes `maxTemplates`; past a cap, a message that fits no template gets its
- *   scope's catch-all template `<*>` (not stored); the exact-message cache holds at most `cacheEntries`
+ *   templates and all scopes `maxTemplates`; past a cap, a message that fits no template takes the place
+ *   of the lightest template of its scope (or of all scopes at the overall cap) when it outweighs it
+ *   (`add`'s weight against the template's count, halved while a template loaded from state has not
+ *   been seen again; of equals the one kept longest goes): so one-off messages cannot keep a message that
+ *   repeats from its template, and do not churn each other (`dropped()` counts what gave way). A message
+ *   that outweighs nothing gets its scope's catch-all template `<*>` (not stored). A scope left empty
+ *   is forgotten; `toState` keeps the heaviest `maxSavedTemplates`. The exact-message cache holds at most `cacheEntries`
  *   messages and `cacheChars` characters. Learning one message costs a scan of the templates of its
  *   length in its scope to find it, one of those with its head for a two-position merge, and one more
  *   per merge (which retires templates, so merges are paid for by the templates they retire): a hostile
@@ -42,9 +47,10 @@ import { MessageCache } from './message-cache.js';
 import { parseMinerState, type SavedTemplate, type TemplateMinerState } from './miner-state.js';
 import { maskTokens } from './mask.js';
 import { ScopeStore, type Budget } from './scope-store.js';
+import { LightestFirst } from './lightest-first.js';
 import { templateId } from './template-id.js';
 import { tokenize, WILDCARD } from './tokenize.js';
-import type { MinedTemplate, Unit } from './unit.js';
+import { keepWeight, type MinedTemplate, type Unit } from './unit.js';
 
 export type { MinedTemplate } from './unit.js';
 export type { TemplateMinerState, SavedTemplate } from './miner-state.js';
@@ -55,6 +61,12 @@ export interface TemplateMinerOptions {
   readonly maxTemplatesPerScope: number;
   /** Templates in all scopes together. */
   readonly maxTemplates: number;
+  /**
+   * Templates `toState` keeps, the heaviest (`keepWeight`: last night's unseen ones weigh half), so a
+   * flood of one-off scopes cannot grow state.json; the others are learnt afresh (same ids) if they
+   * come again.
+   */
+  readonly maxSavedTemplates: number;
   /** Characters of a message that are read; the rest becomes one `<*>`. */
   readonly maxMessageLength: number;
   /** Tokens of a message that are kept; the rest becomes one `<*>`. */
@@ -67,6 +79,7 @@ export const DEFAULT_MINER_OPTIONS: TemplateMinerOptions = Object.freeze({
   minDistinct: 3,
   maxTemplatesPerScope: 1000,
   maxTemplates: 10_000,
+  maxSavedTemplates: 4000,
   maxMessageLength: 1024,
   maxTokens: 64,
   cacheEntries: 65_536,
@@ -85,6 +98,11 @@ export class TemplateMiner {
   readonly #cache: MessageCache<Unit>;
   readonly #budget: Budget;
   readonly #mergedInto = new Map<string, string>();
+  /** Live templates with their scope and order of making, for the overall cap's lightest-first order. */
+  readonly #live = new Map<Unit, { scope: string; seq: number }>();
+  #made = 0;
+  /** All scopes' templates, lightest first: made the first time the overall cap is reached. */
+  #lightest: LightestFirst<Unit> | null = null;
 
   constructor(state?: TemplateMinerState, options: Partial<TemplateMinerOptions> = {}) {
     this.#options = { ...DEFAULT_MINER_OPTIONS, ...options };
@@ -93,19 +111,25 @@ export class TemplateMiner {
     if (state !== undefined) this.#load(parseMinerState(state));
   }
 
-  /** Learns a message; returns its template now (see `merged()` for later generalisations). */
-  add(scope: string, message: string): MinedTemplate {
+  /**
+   * Learns a message; returns its template now (see `merged()` for later generalisations). `weight` is
+   * how many times it was seen (a night adds each distinct line once, with its count).
+   */
+  add(scope: string, message: string, weight = 1): MinedTemplate {
     const hit = this.#cache.get(scope, message);
     if (hit) {
-      hit.count += 1;
+      hit.count += weight;
+      hit.restored = undefined;
       return hit.result;
     }
-    // Past the overall cap a new scope could never keep a template: none is made for it, so a stream of
-    // invented scopes costs nothing.
-    const store = this.#scopes.get(scope) ?? (this.#budget.live < this.#budget.max ? this.#store(scope) : undefined);
-    const unit = store?.learn(this.#tokens(message));
-    if (!unit) return catchAll(scope);
-    unit.count += 1;
+    const store = this.#store(scope);
+    const unit = store.learn(this.#tokens(message), weight);
+    if (!unit) {
+      if (store.size === 0) this.#scopes.delete(scope);
+      return catchAll(scope);
+    }
+    unit.count += weight;
+    unit.restored = undefined;
     if (message.length <= this.#options.maxMessageLength) this.#cache.set(scope, message, unit);
     return unit.result;
   }
@@ -139,16 +163,35 @@ export class TemplateMiner {
   }
 
   toState(): TemplateMinerState {
+    const kept = this.#heaviest(this.#options.maxSavedTemplates);
     const scopes: Record<string, SavedTemplate[]> = {};
     for (const scope of [...this.#scopes.keys()].sort()) {
-      const units = this.#scopes.get(scope)!.units().sort((a, b) => compare(a.result.template, b.result.template));
+      const units = this.#scopes.get(scope)!.units().filter((u) => !kept || kept.has(u)).sort((a, b) => compare(a.result.template, b.result.template));
       if (units.length > 0) scopes[scope] = units.map(saved);
     }
     return { version: 1, scopes };
   }
 
+  /** The `max` heaviest live templates (of equals: by scope, then text), or null when all fit. */
+  #heaviest(max: number): Set<Unit> | null {
+    if (this.#live.size <= max) return null;
+    const all = [...this.#live].map(([unit, { scope }]) => ({ unit, scope }));
+    all.sort((a, b) => keepWeight(b.unit) - keepWeight(a.unit) || compare(a.scope, b.scope) || compare(a.unit.result.template, b.unit.result.template));
+    return new Set(all.slice(0, max).map(({ unit }) => unit));
+  }
+
+  /** Templates toState leaves out past maxSavedTemplates. */
+  unsaved(): number {
+    return Math.max(0, this.#live.size - this.#options.maxSavedTemplates);
+  }
+
   #tokens(message: string): string[] {
     return maskTokens(tokenize(message, this.#options));
+  }
+
+  /** Templates dropped past a cap since this miner was built. */
+  dropped(): number {
+    return this.#budget.dropped ?? 0;
   }
 
   #store(scope: string): ScopeStore {
@@ -158,10 +201,39 @@ export class TemplateMiner {
         changed: () => this.#cache.forget(scope),
         // A template no message was ever given (made and merged while learning one message) is not news.
         merged: (from, into) => { if (from.count > 0) this.#recordMerge(from.result.id, into.result.id); },
+        created: (unit) => {
+          const seq = this.#made++;
+          this.#live.set(unit, { scope, seq });
+          this.#lightest?.push(unit, keepWeight(unit), seq);
+        },
+        removed: (unit) => this.#live.delete(unit),
+        makeRoom: (seen) => this.#dropLightest(scope, seen),
       });
       this.#scopes.set(scope, store);
     }
     return store;
+  }
+
+  /**
+   * At the overall cap: drops the lightest template of all scopes if it weighs less than `seen`. A scope
+   * left empty is forgotten, but not the one learning (it is about to hold the new template).
+   */
+  #dropLightest(learning: string, seen: number): boolean {
+    if (!this.#lightest) {
+      this.#lightest = new LightestFirst((unit) => (this.#live.has(unit) ? keepWeight(unit) : undefined));
+      for (const [unit, { seq }] of this.#live) this.#lightest.push(unit, keepWeight(unit), seq);
+    }
+    const lightest = this.#lightest.pop();
+    const scope = lightest && this.#live.get(lightest.key)!.scope;
+    if (!lightest || scope === undefined) return false;
+    if (lightest.weight >= seen) {
+      this.#lightest.push(lightest.key, lightest.weight, this.#live.get(lightest.key)!.seq);
+      return false;
+    }
+    const store = this.#scopes.get(scope)!;
+    store.drop(lightest.key);
+    if (store.size === 0 && scope !== learning) this.#scopes.delete(scope);
+    return true;
   }
 
   /** The merge log is bounded like everything else: past 4× the template cap the oldest entries go. */

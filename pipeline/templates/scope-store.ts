@@ -23,18 +23,29 @@ import { evidence, nameWeight, weight } from './evidence.js';
 import { findPair, keepsAWordBesides, sameExceptTwo } from './pair-merge.js';
 import { generalize } from './pattern.js';
 import { TemplateIndex } from './template-index.js';
-import { admits, isEmptyValue, keepsAWord, makeUnit, type Unit } from './unit.js';
+import { admits, isEmptyValue, keepsAWord, keepWeight, makeUnit, type Unit } from './unit.js';
 
 /** Live templates across all scopes, against the miner's global cap. */
 export interface Budget {
   live: number;
   readonly max: number;
+  /** Templates dropped past a cap to make room for new ones. */
+  dropped?: number;
 }
 
 export interface StoreHooks {
   /** Called when the live set changes (a message may now find another template): the cache forgets. */
   readonly changed: () => void;
   readonly merged: (from: Unit, into: Unit) => void;
+  /** A template was made (learnt, restored or made by a merge). */
+  readonly created?: (unit: Unit) => void;
+  /** A template left without a merge (retired into another, or dropped past a cap). */
+  readonly removed?: (unit: Unit) => void;
+  /**
+   * The miner is at its overall cap: drop its lightest template somewhere (perhaps here) if it weighs
+   * less than `weight`. Returns false when nothing was dropped.
+   */
+  readonly makeRoom?: (weight: number) => boolean;
 }
 
 export interface StoreLimits {
@@ -60,16 +71,28 @@ export class ScopeStore {
     return this.#index.units();
   }
 
+  get size(): number {
+    return this.#index.size;
+  }
+
+  has(unit: Unit): boolean {
+    return this.#index.get(unit.result.template) === unit;
+  }
+
   /** The live template these tokens belong to, without learning. */
   find(tokens: readonly string[]): Unit | undefined {
     return this.#index.best(tokens) ?? this.#index.get(redactTemplate(tokens.join(' ')));
   }
 
-  /** The template these tokens belong to after learning them, or undefined when a cap leaves no room. */
-  learn(tokens: readonly string[]): Unit | undefined {
+  /**
+   * The template these tokens (seen `seen` times) belong to after learning them. At a cap the lightest
+   * template (of this scope, or of all at the overall cap) gives way if it weighs less (unit.ts
+   * `keepWeight`): so noise that never repeats cannot keep a failure that does from its own template, and
+   * noise does not churn noise. Undefined when nothing gave way (the caller's catch-all).
+   */
+  learn(tokens: readonly string[], seen = 1): Unit | undefined {
     const found = this.#index.best(tokens);
-    // At a cap nothing new is kept, so the redactor (the costly step) is not run for a hostile stream.
-    if (found || this.#full()) return found;
+    if (found || (this.#full() && !this.#makeRoom(seen))) return found;
     const text = tokens.join(' ');
     const safe = redactTemplate(text);
     if (safe !== text) return this.#index.get(safe) ?? this.#settle(this.#create(safe.split(' ')));
@@ -80,7 +103,9 @@ export class ScopeStore {
   restore(template: string, count: number): boolean {
     if (this.#index.get(template)) return true;
     if (this.#full()) return false;
-    this.#create(template === '' ? [] : template.split(' ')).count = count;
+    const unit = this.#create(template === '' ? [] : template.split(' '));
+    unit.count = count;
+    unit.restored = true;
     return true;
   }
 
@@ -88,10 +113,36 @@ export class ScopeStore {
     return this.#index.size >= this.#limits.maxTemplatesPerScope || this.#budget.live >= this.#budget.max;
   }
 
+  /** Drops the scope's lightest template if lighter than `seen` when the scope is full, else asks the miner (overall cap). */
+  #makeRoom(seen: number): boolean {
+    if (this.#index.size < this.#limits.maxTemplatesPerScope) return this.#hooks.makeRoom?.(seen) ?? false;
+    const lightest = this.lightest();
+    if (!lightest || keepWeight(lightest) >= seen) return false;
+    this.drop(lightest);
+    return true;
+  }
+
+  /** The lightest template; of equals, the one kept longest (restored ones most used first). */
+  lightest(): Unit | undefined {
+    let least: Unit | undefined;
+    for (const unit of this.#index.values()) if (!least || keepWeight(unit) < keepWeight(least)) least = unit;
+    return least;
+  }
+
+  /** Drops a template past a cap (its messages are learnt afresh if they come again). */
+  drop(unit: Unit): void {
+    this.#index.delete(unit);
+    this.#budget.live -= 1;
+    this.#budget.dropped = (this.#budget.dropped ?? 0) + 1;
+    this.#hooks.removed?.(unit);
+    this.#hooks.changed();
+  }
+
   #create(tokens: readonly string[]): Unit {
     const unit = makeUnit(this.#scope, tokens);
     this.#index.add(unit);
     this.#budget.live += 1;
+    this.#hooks.created?.(unit);
     this.#hooks.changed();
     return unit;
   }
@@ -100,6 +151,8 @@ export class ScopeStore {
     this.#index.delete(unit);
     this.#budget.live -= 1;
     into.count += unit.count;
+    into.restored = undefined;
+    this.#hooks.removed?.(unit);
     this.#hooks.merged(unit, into);
     this.#hooks.changed();
   }

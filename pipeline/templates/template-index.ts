@@ -27,6 +27,11 @@ export class TemplateIndex {
     return [...this.#byTemplate.values()];
   }
 
+  /** The live templates in the order they came, without a copy. */
+  values(): IterableIterator<Unit> {
+    return this.#byTemplate.values();
+  }
+
   get(template: string): Unit | undefined {
     return this.#byTemplate.get(template);
   }

@@ -18,6 +18,16 @@ export interface Unit {
   /** Per position, the family key (family-keys.ts). */
   readonly keys: readonly number[];
   count: number;
+  /** Loaded from state and not seen since: its count is from earlier nights (see `keepWeight`). */
+  restored?: boolean;
+}
+
+/**
+ * What a template weighs when a cap makes one give way: its count, halved while it has not been seen
+ * since it was loaded from state (a decay: tonight's noise may displace last night's, not tonight's).
+ */
+export function keepWeight(unit: Unit): number {
+  return unit.restored ? unit.count / 2 : unit.count;
 }
 
 export function makeUnit(scope: string, tokens: readonly string[]): Unit {

@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli } from '../helpers/in-process.js';
-import { event, failures, lines, makeDir } from '../helpers/repo.js';
+import { event, failures, lines, makeDir, read } from '../helpers/repo.js';
 
 describe('ingest', () => {
   it('counts invalid lines exactly, by reason, and keeps the valid lines around them', async () => {
@@ -117,6 +117,9 @@ describe('ingest', () => {
     expect(json.data.lines.valid).toBe(1_000);
     expect(json.data.clusters).toHaveLength(100);
     expect(json.data.notices.join(' ')).toContain('900 events belonged to clusters beyond max_clusters (100)');
+    // The heaviest are kept (here all weigh 1: the latest), and run --json counts what was dropped.
+    expect(json.data.flood).toMatchObject({ clusters: 900, events: 900, rules_deferred: 0 });
+    expect(read(dir, 'proposed_memory_updates.md')).toContain('900 events belonged to clusters beyond max_clusters (100)');
   });
 
   it('a missing telemetry file is nothing to do, not an error', async () => {

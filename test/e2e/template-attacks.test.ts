@@ -270,6 +270,134 @@ const BLOCKED_SCENARIOS: ScenarioAttack[] = [
     ],
     expect: { kind: 'rule-written', quoting: 'manifest invalid' },
   },
+  // Leaked until the flood fixes (max_clusters and the template caps keep the heaviest: a Space-Saving
+  // sketch for clusters, lightest-first eviction with decay for templates): now blocked.
+  // Night 1: 1,000 distinct junk errors fill the deploy tool's scope (max_templates_per_scope 1000, kept
+  // in state). Night 2: the real failure fits no template and the scope is full, so it gets the catch-all
+  // `<*>`: "unwritten <*>: the error text cannot be quoted safely and matches no known failure". Every
+  // later night too, until someone removes the templates from state. (Night 1 also writes a rule naming
+  // three junk templates "(and 997 more) (1000 times in 1 session)".)
+  {
+    id: 'scope-flood-persisted', goal: 4, title: '1,000 junk templates in a scope one night: the next night a real failure there gets the catch-all',
+    nights: [{ events: junkTemplates(1000) }, { events: deployFailures(REAL_ERROR, 4) }],
+    expect: { kind: 'rule-written', quoting: 'manifest invalid' },
+  },
+  // The same in one night: lines are mined in sorted order, so junk that sorts before the real line fills
+  // the scope first; the real failure joins the catch-all cluster (unwritten).
+  {
+    id: 'scope-flood-same-night', goal: 4, title: '1,000 junk templates that sort before the real line, in the same night',
+    nights: [{ events: [...junkTemplates(1000, 'a'), ...deployFailures(REAL_ERROR, 4)] }],
+    expect: { kind: 'rule-written', quoting: 'manifest invalid' },
+  },
+  // 10,000 one-line templates in junk categories fill the miner's global cap (max_templates 10,000, kept
+  // in state, never evicted). Next night a real failure in any new scope gets the catch-all `<*>` and
+  // stays unwritten; so does every new failure of every tool from then on.
+  {
+    id: 'global-flood-persisted', goal: 4, title: '10,000 junk templates in other scopes: every new scope afterwards gets the catch-all',
+    nights: [
+      { events: Array.from({ length: 10_000 }, (_, i) => ({ tool_name: 'mcp__junk__x', exit_code: 1, error_category: `k${word(i)}`, error_message: `error: ${word(i)} broke`, session_id: 'j' })) },
+      { events: deployFailures(REAL_ERROR, 4) },
+    ],
+    expect: { kind: 'rule-written', quoting: 'manifest invalid' },
+  },
+  // 10,000 distinct junk lines (one tool, one category, 2.6 MB) before the real failure open max_clusters
+  // clusters: the real failure's 5 events "belonged to clusters beyond max_clusters (10000) and were not
+  // clustered" (a notice says so), the cursor moves past them, and they never count toward a rule.
+  {
+    id: 'night-flood-max-clusters', goal: 4, title: '10,000 distinct junk lines before the real failure fill max_clusters',
+    nights: [{ events: [...Array.from({ length: 10_000 }, (_, i) => ({ tool_name: 'mcp__junk__x', exit_code: 1, error_category: 'tool_error', error_message: `error: ${word(i)} broke ${word(i * 3 + 1)}`, session_id: 'j' })), ...deployFailures(REAL_ERROR, 5)] }],
+    expect: { kind: 'rule-written', quoting: 'manifest invalid' },
+  },
+  // Leaked until the flood bounds (one-off templates make no group; max_new_rules; tonight's rules
+  // archived first on equal weight; max_pending and saved templates capped by weight): now blocked.
+  // 2.4 MB of log (12,000 lines, each its own category) → 11.2 MB state.json (10,000 pending clusters
+  // with samples, templates, signatures), 0.9 MB report, 2.4 MB of run --json, committed every night the
+  // clusters stay in the window. Bounded by max_clusters, but amplified about 4.6 times.
+  {
+    id: 'many-scopes', goal: 3, title: '12,000 categories (12,000 scopes and clusters) from 2.4 MB of log',
+    nights: [{ events: Array.from({ length: 12_000 }, (_, i) => ({ tool_name: 'mcp__x__t', exit_code: 1, error_category: `cat_${word(i)}`, error_message: `error: ${word(i)} broke ${word(i * 3)}`, session_id: `s${i % 50}` })) }],
+    expect: { kind: 'completes', withinMs: 60_000, maxStateBytes: 2_500_000, maxReportBytes: 500_000 },
+  },
+  // The same through 20,000 shell programs named by input_summary (4.5 MB of log → 11.1 MB state.json).
+  {
+    id: 'many-families', goal: 3, title: '20,000 shell programs (20,000 tool families)',
+    nights: [{ events: Array.from({ length: 20_000 }, (_, i) => ({ tool_name: 'Bash', exit_code: 1, error_category: 'tool_error', input_summary: `prog${word(i)} x`, error_message: `error: ${word(i)} failed`, session_id: `s${i % 50}` })) }],
+    expect: { kind: 'completes', withinMs: 60_000, maxStateBytes: 4_500_000, maxReportBytes: 500_000 },
+  },
+  // 1,000 distinct errors seen once each, in one session, are promoted together (templates of one family
+  // and category that reach min_repeats only together) and written: `mcp__svc__deploy` fails with `error:
+  // bw collapsed iyf` or … (and 997 more) (1000 times in 1 session). The attacker also chooses what is
+  // quoted (see split-across-group in LEAKING_CONTENT).
+  {
+    id: 'junk-singletons-promoted', goal: 4, title: '1,000 one-off junk errors in one session become a rule (templates promoted together)',
+    nights: [{ events: junkTemplates(1000) }],
+    expect: { kind: 'nothing-proposed' },
+  },
+  // Night 1 writes the real rule. Night 2: 600 junk errors seen three times each (350 KB of log) write 599
+  // rules; MEMORY.md passes memory_max_lines (500) and the lowest-weight rules are archived, the real one
+  // among them (it is in memory/archive.md, not MEMORY.md). A recurrence of the real failure brings it
+  // back (rule-flood-next-night in the test file), but until then the agent does not see it.
+  {
+    id: 'rule-flood-archives-real', goal: 4, title: '600 junk failures seen three times each push a real rule out of MEMORY.md (500-line ceiling)',
+    nights: [
+      { events: deployFailures(REAL_ERROR, 4) },
+      { events: Array.from({ length: 600 }, (_, i) => failing(3, { tool_name: 'mcp__junk__x', error_category: `k${word(i)}`, error_message: `error: ${word(i)} broke`, session_id: 'j' })).flat() },
+    ],
+    expect: { kind: 'rule-written', quoting: 'manifest invalid' },
+  },
+  // Variants of the flooding classes (other junk shapes, orders and sizes): the real failure still
+  // becomes its own rule, and state stays bounded.
+  {
+    id: 'tool-name-flood', goal: 4, title: '20,000 junk tool names before the real failures (each its own cluster and scope)',
+    nights: [{ events: [...Array.from({ length: 20_000 }, (_, i) => ({ tool_name: `mcp__junk__${word(i)}`, exit_code: 1, error_category: 'api_error', error_message: 'error: request failed', session_id: 'j' })), ...deployFailures(REAL_ERROR, 4)] }],
+    expect: { kind: 'rule-written', quoting: 'manifest invalid' },
+  },
+  {
+    id: 'scope-flood-interleaved', goal: 4, title: '1,500 junk templates in the scope, the real failure\'s lines spread among them',
+    nights: [{ events: junkTemplates(1500, 'm').flatMap((e, i) => (i % 400 === 0 ? [e, ...deployFailures(REAL_ERROR, 1, `r${i}`)] : [e])) }],
+    expect: { kind: 'rule-written', quoting: 'manifest invalid' },
+  },
+  {
+    id: 'scope-flood-after', goal: 4, title: '2,000 junk templates that sort after the real line, two nights running, then the real failure',
+    nights: [{ events: junkTemplates(1000, 'z') }, { events: junkTemplates(1000, 'zz') }, { events: deployFailures(REAL_ERROR, 3) }],
+    expect: { kind: 'rule-written', quoting: 'manifest invalid' },
+  },
+  {
+    id: 'pairs-flood-max-clusters', goal: 4, title: '6,000 junk lines seen twice each (heavier than one-offs) and the real failure seen 5 times, max_clusters 1,000',
+    settings: 'max_clusters: 1000\n',
+    nights: [{ events: [...Array.from({ length: 6_000 }, (_, i) => ({ tool_name: 'mcp__junk__x', exit_code: 1, error_category: 'tool_error', error_message: `error: ${word(i)} broke ${word(i * 3 + 1)}`, session_id: 'j' })).flatMap((e) => [e, e]), ...deployFailures(REAL_ERROR, 5)] }],
+    expect: { kind: 'rule-written', quoting: 'manifest invalid' },
+  },
+  {
+    id: 'singletons-many-sessions', goal: 4, title: '3,000 one-off junk errors spread over 300 sessions: no group rule',
+    nights: [{ events: junkTemplates(3000).map((e, i) => ({ ...e, session_id: `j${i % 300}` })) }],
+    expect: { kind: 'nothing-proposed' },
+  },
+  {
+    id: 'many-scopes-two-nights', goal: 3, title: '12,000 one-off categories two nights running: state stays bounded',
+    nights: [0, 1].map((n) => ({ events: Array.from({ length: 12_000 }, (_, i) => ({ tool_name: 'mcp__x__t', exit_code: 1, error_category: `c${n}_${word(i)}`, error_message: `error: ${word(i)} broke ${word(i * 3)}`, session_id: `s${i % 50}` })) })),
+    expect: { kind: 'completes', withinMs: 60_000, maxStateBytes: 2_500_000, maxReportBytes: 500_000 },
+  },
+  // Leaked until what worked next kept its heaviest shapes (the lightest gives way past eight, Space-Saving): now blocked.
+  // Eight junk recoveries (two sessions each) fill the eight shapes a cluster keeps before the real one
+  // comes: `python -m pytest`, seen in six sessions, is never recorded, and the rule cites a junk shape:
+  // `pytest` fails with `error: collection of tests aborted` (22 times in 22 sessions); what worked
+  // instead: `pytest ae`.
+  {
+    id: 'worked-shape-starved', goal: 4, title: 'eight junk recoveries fill the follow-up table before the real one (python -m pytest)',
+    nights: [
+      {
+        events: [
+          ...Array.from({ length: 8 }, (_, k) => [0, 1].flatMap((s) => [
+            { tool_name: 'Bash', exit_code: 1, error_category: 'tool_error', input_summary: 'pytest', error_message: 'error: collection of tests aborted', session_id: `j${k}-${s}` },
+            { tool_name: 'Bash', exit_code: 0, input_summary: `pytest ${word(k + 100)}`, session_id: `j${k}-${s}` },
+          ])).flat(),
+          ...recovered('pytest', 'error: collection of tests aborted', 'python -m pytest', 6).map((e) => (e.exit_code === 1 ? { ...e, error_category: 'tool_error' } : e)),
+        ],
+      },
+    ],
+    expect: { kind: 'rule-written', quoting: 'python -m pytest' },
+  },
 ];
 
 /** The deploy scope of a state with these templates added, each with its correct id. */

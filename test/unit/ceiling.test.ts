@@ -84,6 +84,23 @@ describe('enforceCeiling', () => {
     expect(enforceCeiling(text, ledger(lightValidated, ordinary, legacy, unused, refined, invalidated), 11).archived).toEqual(['r-000010']);
   });
 
+  it('on equal weight and rank, rules written tonight go before the rules a flood of them would push out', () => {
+    const TONIGHT = '2026-11-22T03:00:00.000Z';
+    // The real rule was written last night and not reinforced since; the flood is tonight's.
+    const real = entry({ id: 'r-ffffff', created: '2026-11-21T03:00:00.000Z', last_reinforced: '2026-11-21T03:00:00.000Z' });
+    const flood = Array.from({ length: 20 }, (_, i) => entry({ id: `r-0000${(i + 16).toString(16)}`, created: TONIGHT, last_reinforced: TONIGHT }));
+    const text = memory([real, ...flood]); // 27 lines
+    const outcome = enforceCeiling(text, ledger(real, ...flood), 10, TONIGHT);
+    expect(outcome.archived).toHaveLength(17);
+    expect(outcome.archived).not.toContain(real.id);
+    expect(removeRules(text, new Set(outcome.archived))).toContain(real.id);
+    // A lighter (decayed) older rule still goes first: the flood rule only wins ties.
+    const worn = { ...real, weight: 0.4 };
+    expect(enforceCeiling(text, ledger(worn, ...flood), 26, TONIGHT).archived).toEqual([real.id]);
+    // Without knowing tonight, the longest unreinforced goes first, as before.
+    expect(enforceCeiling(text, ledger(real, ...flood), 26).archived).toEqual([real.id]);
+  });
+
   it('a rule without a recorded weight counts as weight 1', () => {
     const fresh = entry({ id: 'r-000f00', weight: undefined });
     const worn = entry({ id: 'r-000f01', weight: 0.99 });

@@ -29,6 +29,22 @@ describe('what worked next', () => {
     expect(follow([fail('s1', 'k'), ok('s2', 'pytest')])).toEqual({});
   });
 
+  it('past eight shapes the lightest gives way: junk recoveries that came first cannot keep out the one that keeps working', () => {
+    const junk = Array.from({ length: 8 }, (_, k) => [0, 1].flatMap((s) => [fail(`j${k}-${s}`, 'k'), ok(`j${k}-${s}`, `pytest junk${String.fromCharCode(97 + k)}`)])).flat();
+    const real = Array.from({ length: 6 }, (_, s) => [fail(`r${s}`, 'k'), ok(`r${s}`, 'python -m pytest')]).flat();
+    // The real one alternating with a fresh junk shape each time: it inherits the lightest's weight, so it stays.
+    const alternating = Array.from({ length: 6 }, (_, s) => [fail(`a${s}`, 'k'), ok(`a${s}`, `pytest alt${String.fromCharCode(97 + s)}`), fail(`r${s}`, 'k'), ok(`r${s}`, 'python -m pytest')]).flat();
+    for (const calls of [[...junk, ...real], [...junk, ...alternating]]) {
+      const tracker = new RecoveryTracker();
+      for (const call of calls) tracker.observe(call);
+      const ups = tracker.result().get('k')!;
+      expect(ups).toHaveLength(8);
+      expect(ups[0]).toEqual({ shape: 'python -m pytest', count: 6, sessions: ['r0', 'r1', 'r2', 'r3', 'r4', 'r5'] });
+      // Past the cap the order decided what was kept: a range with it cannot be merged exactly.
+      expect(tracker.toState().full).toBe(true);
+    }
+  });
+
   it('a repeated failure waits anew, and is followed once', () => {
     expect(follow([fail('s1', 'k'), fail('s1', 'k'), ok('s1', 'pytest'), ok('s1', 'pytest')]).k).toEqual([{ shape: 'pytest', count: 1, sessions: ['s1'] }]);
   });

@@ -225,21 +225,57 @@ describe('the miner API', () => {
     expect((thrown as SleepCycleError).message).toMatch(/Restore the file from git/);
   });
 
-  it('past its cap a scope gives new messages its catch-all template and keeps what it has', () => {
-    const miner = new TemplateMiner(undefined, { maxTemplatesPerScope: 2 });
-    miner.add(SCOPE, 'alpha failed');
+  it('past its cap a scope drops its lightest template for a heavier new message; one-off noise neither displaces a repeated one nor churns', () => {
+    const miner = new TemplateMiner(undefined, { maxTemplatesPerScope: 3 });
+    miner.add(SCOPE, 'alpha failed', 4);
     miner.add(SCOPE, 'beta stopped');
-    expect(miner.add(SCOPE, 'gamma crashed')).toEqual({ id: templateId(SCOPE, '<*>'), template: '<*>' });
-    expect(miner.templates().map((t) => t.template)).toEqual(['alpha failed', 'beta stopped']);
-    expect(miner.add(SCOPE, 'alpha failed').template).toBe('alpha failed');
+    miner.add(SCOPE, 'gamma crashed');
+    // As light as the lightest: the catch-all, nothing dropped.
+    expect(miner.add(SCOPE, 'delta hung')).toEqual({ id: templateId(SCOPE, '<*>'), template: '<*>' });
+    // Heavier: beta, the lightest kept longest, gives way.
+    expect(miner.add(SCOPE, 'delta hung', 2).template).toBe('delta hung');
+    expect(miner.templates().map((t) => t.template)).toEqual(['alpha failed', 'delta hung', 'gamma crashed']);
+    // A flood of one-offs (their leading words differ, so none merge) changes nothing.
+    for (const w of ['ab', 'ac', 'ad', 'ae', 'af', 'ag', 'ah', 'ai', 'aj', 'ak']) expect(miner.add(SCOPE, `${w} zapped`).template).toBe('<*>');
+    expect(miner.templates().map((t) => [t.template, t.count])).toEqual([['alpha failed', 4], ['delta hung', 2], ['gamma crashed', 1]]);
+    expect(miner.dropped()).toBe(1);
   });
 
-  it('past the overall cap, a stream of new scopes gets catch-alls and leaves no trace', () => {
+  it('a template loaded from state and not seen since weighs half: last night\'s noise gives way to tonight\'s failure', () => {
+    const flooded = new TemplateMiner(undefined, { maxTemplatesPerScope: 3 });
+    for (const m of ['alpha failed', 'beta stopped', 'gamma crashed']) flooded.add(SCOPE, m);
+    const miner = new TemplateMiner(flooded.toState(), { maxTemplatesPerScope: 3 });
+    expect(miner.add(SCOPE, 'delta hung').template).toBe('delta hung');
+    // Seen again tonight, a template weighs its whole count.
+    miner.add(SCOPE, 'gamma crashed');
+    expect(miner.add(SCOPE, 'epsilon lost').template).toBe('epsilon lost');
+    expect(miner.templates().map((t) => t.template)).toEqual(['delta hung', 'epsilon lost', 'gamma crashed']);
+  });
+
+  it('past the overall cap, the lightest template of any scope gives way to a heavier one, and an emptied scope leaves no trace', () => {
     const miner = new TemplateMiner(undefined, { maxTemplates: 3 });
+    miner.add('real', 'disk full', 3);
     for (let i = 0; i < 1000; i++) miner.add(`tool-${i}`, 'disk full');
-    expect(miner.templates().map((t) => t.scope)).toEqual(['tool-0', 'tool-1', 'tool-2']);
-    expect(miner.add('tool-999', 'disk full')).toEqual({ id: templateId('tool-999', '<*>'), template: '<*>' });
+    expect(miner.templates().map((t) => t.scope)).toEqual(['real', 'tool-0', 'tool-1']);
     expect(miner.match('tool-999', 'disk full')).toBeNull();
+    expect(miner.add('other', 'disk full', 2)).toEqual({ id: templateId('other', 'disk full'), template: 'disk full' });
+    expect(Object.keys(miner.toState().scopes)).toEqual(['other', 'real', 'tool-1']);
+    expect(miner.match('real', 'disk full')?.template).toBe('disk full');
+  });
+
+  it('saves at most maxSavedTemplates, the heaviest (last night\'s unseen ones weigh half), and says how many it left out', () => {
+    const miner = new TemplateMiner(undefined, { maxSavedTemplates: 3 });
+    miner.add('a', 'disk full', 5);
+    for (let i = 0; i < 50; i++) miner.add(`tool-${i}`, 'disk full');
+    miner.add('b', 'quota hit', 2);
+    expect(miner.unsaved()).toBe(49);
+    const saved = miner.toState();
+    expect(Object.keys(saved.scopes)).toEqual(['a', 'b', 'tool-0']);
+    // Loaded and not seen again, 'a' (5) weighs 2.5: tonight's 'c' (3) and 'd' (3) outweigh it, 'b' (2, now 1) and the one-offs do not.
+    const next = new TemplateMiner(saved, { maxSavedTemplates: 3 });
+    next.add('c', 'disk full', 3);
+    next.add('d', 'disk full', 3);
+    expect(Object.keys(next.toState().scopes)).toEqual(['a', 'c', 'd']);
   });
 
   it('cuts a long message and marks the cut with one <*>', () => {
