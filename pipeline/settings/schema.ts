@@ -50,6 +50,7 @@ export interface Settings {
   ineffective_ratio: number;
   validate_quiet_days: number;
   validate_min_calls: number;
+  context_budget_chars: number;
 }
 
 export type DecayFunctionName = 'power-law' | 'exponential' | 'linear' | 'step';
@@ -251,6 +252,7 @@ export const SETTINGS: Record<SettingKey, SettingSpec> = {
   ineffective_ratio: { description: 'A rule whose failures since adoption come at this fraction of the old daily rate or more is ineffective.', default: 0.5, check: fraction, fromEnv: asNumber },
   validate_quiet_days: { description: 'Days without its failure (while the tool kept being used) after which a rule is validated.', default: 14, check: num(0), fromEnv: asNumber },
   validate_min_calls: { description: 'Calls of the tool since adoption needed before a quiet rule counts as working rather than unused.', default: 20, check: int(1), fromEnv: asNumber },
+  context_budget_chars: { description: 'Most characters of rules the session-start hook puts in the agent\'s context (0: none).', default: 2000, check: int(0, 100_000), fromEnv: asNumber },
 };
 
 export const SETTING_KEYS = Object.keys(SETTINGS) as SettingKey[];
