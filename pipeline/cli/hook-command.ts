@@ -1,7 +1,10 @@
 import { dirname, resolve } from 'node:path';
 import type { Option } from 'commander';
+import type { Clock } from '../io/clock.js';
+import type { FsPort } from '../io/fs.js';
 import { errors } from '../model/errors.js';
 import { readProcessStdin } from '../io/stdin.js';
+import { CONFIG_FILE, resolveSettings } from '../settings/resolve.js';
 import { defaultSettings, type Settings } from '../settings/schema.js';
 import { parseClaudeCodeHook } from '../telemetry/claude-code-hook.js';
 import { compileCategoryPatterns } from '../telemetry/classify.js';
@@ -10,13 +13,16 @@ import { appendHookReject, buildHookReject } from '../telemetry/hook-rejects.js'
 import { claimPendingAll, recordPending } from '../telemetry/hook-pending.js';
 import { ownDuration } from '../telemetry/human-wait.js';
 import { createTelemetryLogger } from '../telemetry/logger.js';
-import { loadSettings, type CliDeps } from './context-from-options.js';
+import type { CliDeps } from './context-from-options.js';
 import { printFailure, printSuccess } from './output.js';
 
-/** The CLI's effects plus stdin, which only the hook reads. */
-export interface HookDeps extends CliDeps {
+/**
+ * What the hook uses: fewer effects than a command (no git, no worker), so its own small entry
+ * (hook-main.ts) can run it without loading the rest of the CLI.
+ */
+export type HookDeps = Pick<CliDeps, 'fs' | 'clock' | 'env' | 'cwd' | 'stdout' | 'stderr'> & {
   readStdin(): Promise<string>;
-}
+};
 
 export interface HookOptions {
   root?: string;
@@ -26,28 +32,41 @@ export interface HookOptions {
 export type HookResult =
   | { outcome: 'pending'; tool_use_id: string | null }
   | { outcome: 'prompt' }
-  /** `human`: paired, less the time a human was asked (or 0 when that cannot be told apart). */
-  | { outcome: 'event'; event: TelemetryEvent; duration: 'paired' | 'human' | 'unknown' }
+  /**
+   * `human`: paired, less the time a human was asked (or 0 when that cannot be told apart). `reminded`:
+   * the rule shown next to this failure (null when none matched or it was shown before in the session).
+   */
+  | { outcome: 'event'; event: TelemetryEvent; duration: 'paired' | 'human' | 'unknown'; reminded: string | null }
+  /** SessionStart: the rules put in the agent's context, in order, and how many did not fit. */
+  | { outcome: 'context'; shown: string[]; omitted: number; notice: string | null }
   | { outcome: 'rejected'; reason: string };
+
+/** What Claude Code reads from a hook's stdout (see ../shared/formats/claude-code.md). */
+export interface HookOutput {
+  hookSpecificOutput: { hookEventName: 'SessionStart' | 'PostToolUseFailure'; additionalContext: string };
+}
 
 export const HOOK_AGENTS = ['claude-code'] as const;
 export const PENDING_FILE = 'hook-pending.json';
 export const REJECTS_FILE = 'hook-rejects.jsonl';
+export const REMINDED_FILE = 'hook-reminded.json';
 
 /**
- * `sleep-cycle hook claude-code`: one payload on stdin → one telemetry event (or a pending entry).
- * It never blocks the agent: every outcome exits 0 and prints nothing unless --json, because Claude
- * Code reads a hook's stdout and exit code (exit 2 would block the tool call).
+ * `sleep-cycle hook claude-code`: one payload on stdin → one telemetry event (or a pending entry), and
+ * for SessionStart and a failure that matches a rule, the rules for the agent's context on stdout.
+ * It never blocks the agent: every outcome exits 0, because Claude Code reads a hook's stdout and exit
+ * code (exit 2 would block the tool call). With --json, the envelope carries the output as `hook_output`.
  */
-export async function hookCommand(agent: string | undefined, options: HookOptions, deps: CliDeps & Partial<HookDeps>): Promise<number> {
+export async function hookCommand(agent: string | undefined, options: HookOptions, deps: HookDeps | (CliDeps & Partial<HookDeps>)): Promise<number> {
   const json = Boolean(options.json);
   if (agent !== 'claude-code') {
     // Exit 1, not the catalog's 2: Claude Code treats a hook's exit 2 as "block this tool call".
     printFailure(deps, json, errors.usage(`unknown hook "${String(agent).slice(0, 40)}": expected one of ${HOOK_AGENTS.join(', ')}.`));
     return 1;
   }
-  const result = await handleClaudeCodeHook(options, { ...deps, readStdin: deps.readStdin ?? (() => readProcessStdin()) });
-  if (json) printSuccess(deps, true, result, () => '');
+  const { result, output } = await handleClaudeCodeHook(options, { ...deps, readStdin: deps.readStdin ?? (() => readProcessStdin()) });
+  if (json) printSuccess(deps, true, { ...result, hook_output: output }, () => '');
+  else if (output !== null) deps.stdout(`${JSON.stringify(output)}\n`);
   return 0;
 }
 
@@ -63,7 +82,7 @@ async function projectRoot(deps: HookDeps): Promise<string> {
 }
 
 /** Every failure becomes a line in the rejects file; this never throws. */
-export async function handleClaudeCodeHook(options: HookOptions, deps: HookDeps): Promise<HookResult> {
+export async function handleClaudeCodeHook(options: HookOptions, deps: HookDeps): Promise<{ result: HookResult; output: HookOutput | null }> {
   const arrival = deps.clock.now();
   const root = options.root ?? deps.env.CLAUDE_PROJECT_DIR ? resolve(deps.cwd, options.root ?? deps.env.CLAUDE_PROJECT_DIR!) : await projectRoot(deps);
   let settings: Settings = defaultSettings();
@@ -71,7 +90,7 @@ export async function handleClaudeCodeHook(options: HookOptions, deps: HookDeps)
   try {
     text = await deps.readStdin();
     try {
-      settings = (await loadSettings(deps, root, {})).settings;
+      settings = resolveSettings({ fileText: await deps.fs.readText(resolve(root, CONFIG_FILE)), filePath: CONFIG_FILE, env: deps.env, flags: {} }).settings;
     } catch (error) {
       // A broken config must not cost the agent its telemetry: record with defaults, note why once per call.
       await rejectPayload(root, settings, arrival, `config/sleep-cycle.yaml is invalid, defaults used: ${error instanceof Error ? error.message : String(error)}`, '');
@@ -79,22 +98,26 @@ export async function handleClaudeCodeHook(options: HookOptions, deps: HookDeps)
     return await recordHook(text, arrival, root, settings, deps);
   } catch (error) {
     const reason = `${error instanceof Error ? error.message : String(error)}`;
-    return rejectPayload(root, settings, arrival, `could not record the payload: ${reason}`, text);
+    return { result: await rejectPayload(root, settings, arrival, `could not record the payload: ${reason}`, text), output: null };
   }
 }
 
-async function recordHook(text: string, arrival: Date, root: string, settings: Settings, deps: HookDeps): Promise<HookResult> {
+async function recordHook(text: string, arrival: Date, root: string, settings: Settings, deps: HookDeps): Promise<{ result: HookResult; output: HookOutput | null }> {
   const hook = parseClaudeCodeHook(text, compileCategoryPatterns(settings.error_categories));
   const pendingPath = resolve(root, settings.state_dir, PENDING_FILE);
+  const day = { root, settings, fs: deps.fs, clock: deps.clock, arrival };
   switch (hook.kind) {
     case 'reject':
-      return rejectPayload(root, settings, arrival, hook.reason, text);
+      return { result: await rejectPayload(root, settings, arrival, hook.reason, text), output: null };
+    case 'session':
+      // Loaded only here: the other payloads (every tool call) never pay for reading the memory.
+      return (await import('./hook-session-start.js')).sessionStart(hook.sessionId, day);
     case 'pre':
       if (hook.toolUseId !== undefined) await recordPending(deps.fs, pendingPath, hook.toolUseId, arrival.getTime());
-      return { outcome: 'pending', tool_use_id: hook.toolUseId ?? null };
+      return { result: { outcome: 'pending', tool_use_id: hook.toolUseId ?? null }, output: null };
     case 'asked':
       await recordPending(deps.fs, pendingPath, hook.askKey, arrival.getTime());
-      return { outcome: 'prompt' };
+      return { result: { outcome: 'prompt' }, output: null };
     case 'post': {
       const keys = hook.toolUseId === undefined ? [hook.askKey] : [hook.toolUseId, hook.askKey];
       const claimed = await claimPendingAll(deps.fs, pendingPath, keys, arrival.getTime());
@@ -102,12 +125,35 @@ async function recordHook(text: string, arrival: Date, root: string, settings: S
       const own = ownDuration({ tool: hook.call.tool, startMs: started ?? arrival.getTime(), endMs: arrival.getTime(), permissionMode: hook.permissionMode, asked: claimed.has(hook.askKey) });
       const logger = createTelemetryLogger({ path: resolve(root, settings.logs[0]!), now: () => arrival });
       const event = await logger.log({ ...hook.call, durationMs: started === undefined ? 0 : own.durationMs });
-      return { outcome: 'event', event, duration: started === undefined ? 'unknown' : own.wait === 'none' ? 'paired' : 'human' };
+      const duration = started === undefined ? 'unknown' : own.wait === 'none' ? 'paired' : 'human';
+      if (event.exit_code === 0) return { result: { outcome: 'event', event, duration, reminded: null }, output: null };
+      const { remind } = await import('./hook-reminder.js');
+      const reminder = await remindSafely(() => remind(event, day), root, settings, arrival);
+      return { result: { outcome: 'event', event, duration, reminded: reminder?.rule ?? null }, output: reminder?.output ?? null };
     }
   }
 }
 
-async function rejectPayload(root: string, settings: Settings, now: Date, reason: string, text: string): Promise<HookResult> {
+/** What the day-time parts of the hook (session start, reminder) need. */
+export interface HookDay {
+  root: string;
+  settings: Settings;
+  fs: FsPort;
+  clock: Clock;
+  arrival: Date;
+}
+
+/** The failure is already recorded: a reminder that breaks must not lose it, nor fail the agent. */
+async function remindSafely<T>(fn: () => Promise<T>, root: string, settings: Settings, arrival: Date): Promise<T | null> {
+  try {
+    return await fn();
+  } catch (error) {
+    await rejectPayload(root, settings, arrival, `no reminder for this failure (it was recorded): ${error instanceof Error ? error.message : String(error)}`, '');
+    return null;
+  }
+}
+
+export async function rejectPayload(root: string, settings: Settings, now: Date, reason: string, text: string): Promise<HookResult & { outcome: 'rejected' }> {
   const reject = buildHookReject(now, reason, text);
   try {
     await appendHookReject(resolve(root, settings.state_dir, REJECTS_FILE), reject);
@@ -120,7 +166,7 @@ async function rejectPayload(root: string, settings: Settings, now: Date, reason
 /** The row for program.ts's COMMANDS table. */
 export const hookCommandSpec = {
   name: 'hook <agent>',
-  description: 'record one agent hook payload from stdin as telemetry (agent: claude-code); always exits 0, prints nothing',
+  description: 'record one agent hook payload from stdin as telemetry (agent: claude-code); on SessionStart and on a failure a rule covers, print the rules for the agent; always exits 0',
   options: [] as Option[],
   action: (args: string[], options: Record<string, unknown>, deps: CliDeps): Promise<number> => hookCommand(args[0], options as HookOptions, deps),
 };

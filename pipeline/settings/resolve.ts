@@ -2,6 +2,9 @@ import { errors, SleepCycleError } from '../model/errors.js';
 import { yamlLib } from '../io/yaml-lib.js';
 import { defaultSettings, SETTINGS, SETTING_KEYS, type SettingKey, type Settings } from './schema.js';
 
+/** The optional settings file, relative to the repository root. */
+export const CONFIG_FILE = 'config/sleep-cycle.yaml';
+
 export type SettingSource = 'default' | 'file' | 'env' | 'flag';
 
 export interface ResolvedSettings {

@@ -88,7 +88,7 @@ const LOCK_STALE_MS = 2000;
  * Runs `fn` holding `<path>.lock` (created exclusively). Bounded: after ~0.3 s of waiting it runs
  * anyway, because a lost duration is cheaper than a stalled agent.
  */
-async function withPendingLock<T>(fs: FsPort, path: string, nowMs: number, fn: () => Promise<T>): Promise<T> {
+export async function withPendingLock<T>(fs: FsPort, path: string, nowMs: number, fn: () => Promise<T>): Promise<T> {
   const lock = `${path}.lock`;
   let held = false;
   let torn = 0;
