@@ -4,7 +4,6 @@ import type { Clock } from '../io/clock.js';
 import type { FsPort } from '../io/fs.js';
 import { errors } from '../model/errors.js';
 import { readProcessStdin } from '../io/stdin.js';
-import { CONFIG_FILE, resolveSettings } from '../settings/resolve.js';
 import { defaultSettings, type Settings } from '../settings/schema.js';
 import { parseClaudeCodeHook } from '../telemetry/claude-code-hook.js';
 import { compileCategoryPatterns } from '../telemetry/classify.js';
@@ -14,6 +13,7 @@ import { claimPendingAll, recordPending } from '../telemetry/hook-pending.js';
 import { ownDuration } from '../telemetry/human-wait.js';
 import { createTelemetryLogger } from '../telemetry/logger.js';
 import type { CliDeps } from './context-from-options.js';
+import { loadHookSettings } from './hook-settings.js';
 import { printFailure, printSuccess } from './output.js';
 
 /**
@@ -90,7 +90,7 @@ export async function handleClaudeCodeHook(options: HookOptions, deps: HookDeps)
   try {
     text = await deps.readStdin();
     try {
-      settings = resolveSettings({ fileText: await deps.fs.readText(resolve(root, CONFIG_FILE)), filePath: CONFIG_FILE, env: deps.env, flags: {} }).settings;
+      settings = await loadHookSettings(root, deps);
     } catch (error) {
       // A broken config must not cost the agent its telemetry: record with defaults, note why once per call.
       await rejectPayload(root, settings, arrival, `config/sleep-cycle.yaml is invalid, defaults used: ${error instanceof Error ? error.message : String(error)}`, '');

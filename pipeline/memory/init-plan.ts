@@ -44,6 +44,9 @@ lock.stale-*
 *.tmp
 hook-pending.json
 hook-pending.json.lock
+hook-reminded.json
+hook-reminded.json.lock
+hook-settings.json
 hook-rejects.jsonl
 imported.json
 preview.md
