@@ -1,55 +1,25 @@
 import { dirname, resolve } from 'node:path';
 import type { Option } from 'commander';
-import type { Clock } from '../io/clock.js';
-import type { FsPort } from '../io/fs.js';
 import { errors } from '../model/errors.js';
 import { readProcessStdin } from '../io/stdin.js';
 import { defaultSettings, type Settings } from '../settings/schema.js';
 import { parseClaudeCodeHook } from '../telemetry/claude-code-hook.js';
 import { compileCategoryPatterns } from '../telemetry/classify.js';
-import type { TelemetryEvent } from '../telemetry/event.js';
-import { appendHookReject, buildHookReject } from '../telemetry/hook-rejects.js';
 import { claimPendingAll, recordPending } from '../telemetry/hook-pending.js';
 import { ownDuration } from '../telemetry/human-wait.js';
 import { createTelemetryLogger } from '../telemetry/logger.js';
 import type { CliDeps } from './context-from-options.js';
+import { PENDING_FILE, rejectPayload, type HookDay, type HookDeps, type HookOptions, type HookOutput, type HookResult } from './hook-day.js';
 import { loadHookSettings } from './hook-settings.js';
+
+export { PENDING_FILE, REJECTS_FILE, REMINDED_FILE, type HookDeps, type HookOptions, type HookOutput, type HookResult } from './hook-day.js';
 import { printFailure, printSuccess } from './output.js';
 
-/**
- * What the hook uses: fewer effects than a command (no git, no worker), so its own small entry
- * (hook-main.ts) can run it without loading the rest of the CLI.
- */
-export type HookDeps = Pick<CliDeps, 'fs' | 'clock' | 'env' | 'cwd' | 'stdout' | 'stderr'> & {
-  readStdin(): Promise<string>;
-};
 
-export interface HookOptions {
-  root?: string;
-  json?: boolean;
-}
 
-export type HookResult =
-  | { outcome: 'pending'; tool_use_id: string | null }
-  | { outcome: 'prompt' }
-  /**
-   * `human`: paired, less the time a human was asked (or 0 when that cannot be told apart). `reminded`:
-   * the rule shown next to this failure (null when none matched or it was shown before in the session).
-   */
-  | { outcome: 'event'; event: TelemetryEvent; duration: 'paired' | 'human' | 'unknown'; reminded: string | null }
-  /** SessionStart: the rules put in the agent's context, in order, and how many did not fit. */
-  | { outcome: 'context'; shown: string[]; omitted: number; notice: string | null }
-  | { outcome: 'rejected'; reason: string };
 
-/** What Claude Code reads from a hook's stdout (see ../shared/formats/claude-code.md). */
-export interface HookOutput {
-  hookSpecificOutput: { hookEventName: 'SessionStart' | 'PostToolUseFailure'; additionalContext: string };
-}
 
 export const HOOK_AGENTS = ['claude-code'] as const;
-export const PENDING_FILE = 'hook-pending.json';
-export const REJECTS_FILE = 'hook-rejects.jsonl';
-export const REMINDED_FILE = 'hook-reminded.json';
 
 /**
  * `sleep-cycle hook claude-code`: one payload on stdin → one telemetry event (or a pending entry), and
@@ -134,14 +104,6 @@ async function recordHook(text: string, arrival: Date, root: string, settings: S
   }
 }
 
-/** What the day-time parts of the hook (session start, reminder) need. */
-export interface HookDay {
-  root: string;
-  settings: Settings;
-  fs: FsPort;
-  clock: Clock;
-  arrival: Date;
-}
 
 /** The failure is already recorded: a reminder that breaks must not lose it, nor fail the agent. */
 async function remindSafely<T>(fn: () => Promise<T>, root: string, settings: Settings, arrival: Date): Promise<T | null> {
@@ -153,15 +115,6 @@ async function remindSafely<T>(fn: () => Promise<T>, root: string, settings: Set
   }
 }
 
-export async function rejectPayload(root: string, settings: Settings, now: Date, reason: string, text: string): Promise<HookResult & { outcome: 'rejected' }> {
-  const reject = buildHookReject(now, reason, text);
-  try {
-    await appendHookReject(resolve(root, settings.state_dir, REJECTS_FILE), reject);
-  } catch {
-    // Nowhere left to report to (read-only checkout?): dropping the payload beats blocking the agent.
-  }
-  return { outcome: 'rejected', reason: reject.reason };
-}
 
 /** The row for program.ts's COMMANDS table. */
 export const hookCommandSpec = {

@@ -2,7 +2,7 @@ import { basename, resolve } from 'node:path';
 import { parseMemory } from '../memory/memory-md.js';
 import { readState, type LedgerEntry } from '../memory/state.js';
 import type { TemplateMinerState } from '../templates/miner-state.js';
-import type { HookDay } from './hook-command.js';
+import type { HookDay } from './hook-day.js';
 
 /**
  * The memory as the day-time hook reads it: the rule ledger and templates from state.json (written

@@ -5,7 +5,7 @@ import type { LedgerEntry } from '../memory/state.js';
 import type { TelemetryEvent } from '../telemetry/event.js';
 import { appendExposure } from '../telemetry/exposure.js';
 import { claimReminder } from '../telemetry/hook-reminded.js';
-import { REMINDED_FILE, type HookDay, type HookOutput } from './hook-command.js';
+import { REMINDED_FILE, type HookDay, type HookOutput } from './hook-day.js';
 import { readHookMemory } from './hook-memory.js';
 
 /**

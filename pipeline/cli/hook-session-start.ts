@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { buildSessionContext, SESSION_HEADER, type SessionContext } from '../memory/session-context.js';
 import { appendExposure } from '../telemetry/exposure.js';
 import { readRecentTools } from '../telemetry/recent-tools.js';
-import { rejectPayload, type HookDay, type HookOutput, type HookResult } from './hook-command.js';
+import { rejectPayload, type HookDay, type HookOutput, type HookResult } from './hook-day.js';
 import { readHookMemory, type HookMemory } from './hook-memory.js';
 
 /**

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { yamlLib } from '../io/yaml-lib.js';
 import { CONFIG_FILE, resolveSettings } from '../settings/resolve.js';
 import type { Settings } from '../settings/schema.js';
-import type { HookDeps } from './hook-command.js';
+import type { HookDeps } from './hook-day.js';
 
 /**
  * The hook's settings. `init` writes a config/sleep-cycle.yaml, and loading the yaml library costs
