@@ -1,8 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli, sc } from '../helpers/in-process.js';
-import { git, makeDir, read } from '../helpers/repo.js';
+import { CLI, git, makeDir, read } from '../helpers/repo.js';
+import { childEnv } from '../helpers/temp.js';
 
 /**
  * The day side of the loop (issue 15): the rules in the agent's context at session start, the rule
@@ -218,5 +220,31 @@ describe('the hook never fails the agent', () => {
     expect((await hook(dir, start('s4'), '2026-11-21T09:00:00Z')).output?.hookSpecificOutput.additionalContext).toContain(`[${ids[0]}]`);
     expect((await hook(dir, failure('s4', 'pytest', PYTEST, 'u1'), '2026-11-21T09:01:00Z')).output?.hookSpecificOutput.additionalContext).toContain(`[${ids[0]}]`);
     expect(readFileSync(join(dir, '.sleep-cycle/lock'), 'utf8')).toContain('run-x');
+  });
+});
+
+describe('the snippet init prints, run by a shell as Claude Code runs it (built CLI: npm run build)', () => {
+  it('SessionStart prints the rules; PermissionRequest and PostToolUseFailure keep working through the small entry', async () => {
+    const { dir, ids } = await dayAndNight();
+    const init = await cli(dir, ['init'], '2026-11-21T08:00:00Z');
+    const snippet = JSON.parse(init.json.data.hook_snippet).hooks;
+    expect(Object.keys(snippet)).toEqual(['SessionStart', 'PreToolUse', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure']);
+    mkdirSync(join(dir, 'node_modules/.bin'), { recursive: true });
+    writeFileSync(join(dir, 'node_modules/.bin/sleep-cycle'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
+    chmodSync(join(dir, 'node_modules/.bin/sleep-cycle'), 0o755);
+    mkdirSync(join(dir, 'src'), { recursive: true });
+    const run = (event: string, payload: Payload) => spawnSync('sh', ['-c', snippet[event][0].hooks[0].command], {
+      cwd: join(dir, 'src'), input: JSON.stringify(payload), encoding: 'utf8', env: { ...childEnv(dir), PATH: process.env.PATH, HOME: dir, CLAUDE_PROJECT_DIR: dir },
+    });
+    const started = run('SessionStart', start('s9'));
+    expect(started.status).toBe(0);
+    expect(started.stderr).toBe('');
+    expect(JSON.parse(started.stdout).hookSpecificOutput.additionalContext).toContain(`[${ids[0]}]`);
+    const asked = run('PermissionRequest', { session_id: 's9', hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'pytest' } });
+    expect([asked.status, asked.stdout]).toEqual([0, '']);
+    const failed = run('PostToolUseFailure', failure('s9', 'pytest', PYTEST, 'v1'));
+    expect(failed.status).toBe(0);
+    expect(JSON.parse(failed.stdout).hookSpecificOutput).toMatchObject({ hookEventName: 'PostToolUseFailure', additionalContext: expect.stringContaining(`[${ids[0]}]`) });
+    expect(lines(dir).slice(-3).map((line) => line.exposure ?? line.tool_name)).toEqual(['session_start', 'Bash', 'reminder']);
   });
 });
