@@ -4,7 +4,11 @@ import { mkdir, open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { errors } from '../model/errors.js';
 import { readLines, type RawLine, type ReadLinesOptions } from './line-reader.js';
-import { isGzip, readGzipLines, readGzipRange } from './gzip-reader.js';
+import type * as GzipReader from './gzip-reader.js';
+
+/** node:zlib is loaded only when a rotated .gz log is read: the hook, on every tool call, never does. */
+const gzipReader = (): Promise<typeof GzipReader> => import('./gzip-reader.js');
+const isGzip = (path: string): boolean => path.endsWith('.gz');
 
 export interface FileIdentity {
   dev: number;
@@ -78,7 +82,7 @@ export const nodeFs: FsPort = {
   },
   async readRange(path, start, length) {
     try {
-      if (isGzip(path)) return await readGzipRange(path, start, length);
+      if (isGzip(path)) return await (await gzipReader()).readGzipRange(path, start, length);
       const fd = openSync(path, 'r');
       try {
         const buffer = Buffer.alloc(length);
@@ -111,7 +115,7 @@ export const nodeFs: FsPort = {
   },
   async readLines(path, start, options, onLine) {
     try {
-      return isGzip(path) ? await readGzipLines(path, start, options, onLine) : await readLines(path, start, options, onLine);
+      return isGzip(path) ? await (await gzipReader()).readGzipLines(path, start, options, onLine) : await readLines(path, start, options, onLine);
     } catch (error) {
       throw errors.io('read', path, error);
     }
