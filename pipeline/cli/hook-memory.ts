@@ -1,16 +1,18 @@
 import { basename, resolve } from 'node:path';
+import { buildHookIndex, parseHookIndex, type HookRule } from '../memory/hook-index.js';
 import { parseMemory } from '../memory/memory-md.js';
-import { readState, type LedgerEntry } from '../memory/state.js';
+import { readState } from '../memory/state.js';
 import type { TemplateMinerState } from '../templates/miner-state.js';
 import type { HookDay } from './hook-day.js';
 
 /**
- * The memory as the day-time hook reads it: the rule ledger and templates from state.json (written
- * atomically by the night, so read without the lock: a running night never delays the agent), and the
- * derived bullets of the memory file now. Read-only.
+ * The memory as the day-time hook reads it: the rules and templates of state.json (written atomically
+ * by the night, so read without the lock: a running night never delays the agent) and the derived
+ * bullets of the memory file now. Read through the hook index (memory/hook-index.ts), rebuilt when
+ * either file changed. Read-only for memory and state.
  */
 export interface HookMemory {
-  rules: Record<string, LedgerEntry>;
+  rules: Record<string, HookRule>;
   templates: TemplateMinerState | undefined;
   /** Rule id -> bullet text in the memory file; null when that file is CLAUDE.md, which the agent reads itself. */
   memoryText: Map<string, string> | null;
@@ -20,21 +22,39 @@ export interface HookMemory {
   problem: string | null;
 }
 
+export const HOOK_INDEX_FILE = 'hook-index.json';
+
 export async function readHookMemory(day: HookDay): Promise<HookMemory> {
-  const memory = await readMemoryText(day);
   const statePath = `${day.settings.state_dir}/state.json`;
+  const memoryPath = day.settings.memory_file;
+  const ownFile = basename(memoryPath).toLowerCase() !== 'claude.md';
+  const key = JSON.stringify([await identity(day, statePath), ownFile ? await identity(day, memoryPath) : null]);
+  const indexPath = resolve(day.root, day.settings.state_dir, HOOK_INDEX_FILE);
+  const kept = parseHookIndex(await day.fs.readText(indexPath).catch(() => undefined), key);
+  if (kept !== null) return fromIndex(kept.rules, kept.templates, kept.memory, null);
+  const memory = ownFile ? await readMemoryBullets(day, memoryPath) : null;
   try {
     const { state } = readState(await day.fs.readText(resolve(day.root, statePath)), statePath);
-    return { rules: state.rules, templates: state.templates, ...memory, problem: null };
+    const index = buildHookIndex(key, state, memory);
+    // A cache: when it cannot be written (read-only checkout), the next call builds it again.
+    await day.fs.writeAtomic(indexPath, `${JSON.stringify(index)}\n`).catch(() => {});
+    return fromIndex(index.rules, index.templates, memory, null);
   } catch (error) {
-    return { rules: {}, templates: undefined, ...memory, problem: error instanceof Error ? error.message : String(error) };
+    return fromIndex({}, undefined, memory, error instanceof Error ? error.message : String(error));
   }
 }
 
-async function readMemoryText(day: HookDay): Promise<Pick<HookMemory, 'memoryText' | 'memoryOrder'>> {
-  const file = day.settings.memory_file;
-  if (basename(file).toLowerCase() === 'claude.md') return { memoryText: null, memoryOrder: [] };
-  const text = await day.fs.readText(resolve(day.root, file)).catch(() => undefined);
-  const rules = text === undefined ? [] : parseMemory(text).rules;
-  return { memoryText: new Map(rules.map((rule) => [rule.id, rule.text])), memoryOrder: rules.map((rule) => rule.id) };
+function fromIndex(rules: Record<string, HookRule>, templates: TemplateMinerState | undefined, memory: [string, string][] | null, problem: string | null): HookMemory {
+  return { rules, templates, memoryText: memory === null ? null : new Map(memory), memoryOrder: (memory ?? []).map(([id]) => id), problem };
+}
+
+/** What tells a file's versions apart without reading it (an atomic rewrite changes the inode). */
+async function identity(day: HookDay, path: string): Promise<[string, number, number, number] | null> {
+  const id = await day.fs.identify(resolve(day.root, path)).catch(() => undefined);
+  return id === undefined ? null : [path, id.size, id.mtimeMs, id.ino];
+}
+
+async function readMemoryBullets(day: HookDay, path: string): Promise<[string, string][]> {
+  const text = await day.fs.readText(resolve(day.root, path)).catch(() => undefined);
+  return text === undefined ? [] : parseMemory(text).rules.map((rule) => [rule.id, rule.text]);
 }

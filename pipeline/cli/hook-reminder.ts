@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { failureKeyOf } from '../ingest/failure-key.js';
 import { findReminder, renderReminder } from '../memory/reminder.js';
-import type { LedgerEntry } from '../memory/state.js';
+import type { HookRule } from '../memory/hook-index.js';
 import type { TelemetryEvent } from '../telemetry/event.js';
 import { appendExposure } from '../telemetry/exposure.js';
 import { claimReminder } from '../telemetry/hook-reminded.js';
@@ -28,6 +28,6 @@ export async function remind(event: TelemetryEvent, day: HookDay): Promise<{ rul
 }
 
 /** A memory rule a human deleted from the file today is not shown; skill rules are kept in their YAML. */
-function inTargetFile(rule: LedgerEntry, memoryText: ReadonlyMap<string, string> | null): boolean {
+function inTargetFile(rule: HookRule, memoryText: ReadonlyMap<string, string> | null): boolean {
   return rule.target !== 'memory' || memoryText === null || memoryText.has(rule.id);
 }

@@ -47,6 +47,7 @@ hook-pending.json.lock
 hook-reminded.json
 hook-reminded.json.lock
 hook-settings.json
+hook-index.json
 hook-rejects.jsonl
 imported.json
 preview.md

@@ -1,7 +1,8 @@
 import { clusterId } from '../model/cluster.js';
 import { TemplateMiner } from '../templates/miner.js';
 import type { TemplateMinerState } from '../templates/miner-state.js';
-import { IN_TARGET, withLifecycleDefaults, type LedgerEntry } from './state.js';
+import type { HookRule } from './hook-index.js';
+import { IN_TARGET } from './state.js';
 
 /**
  * Just in time: the rule whose cluster a failure belongs to, found with the night's own keys (see
@@ -19,22 +20,21 @@ export interface FailureKey {
   line: string;
 }
 
-export function findReminder(rules: Record<string, LedgerEntry>, key: FailureKey, templates: TemplateMinerState | undefined): LedgerEntry | null {
+export function findReminder(rules: Record<string, HookRule>, key: FailureKey, templates: TemplateMinerState | undefined): HookRule | null {
   const candidates = Object.values(rules).filter((rule) => rule.kind === 'failure' && rule.tool_name === key.tool && rule.error_category === key.category && remindable(rule));
   if (candidates.length === 0) return null;
   const family = clusterId('failure', key.tool, key.category);
   const template = candidates.some((rule) => rule.cluster_id !== family) ? matchTemplate(key, templates) : null;
   const cluster = template === null ? null : clusterId('failure', key.tool, key.category, template);
   const matches = candidates.filter((rule) => rule.cluster_id === family
-    || (cluster !== null && (rule.cluster_id === cluster || rule.template_id === template || (rule.covers ?? []).includes(cluster))));
+    || (cluster !== null && (rule.cluster_id === cluster || rule.template_id === template || rule.covers.includes(cluster))));
   // The template's own rule before a family-wide one; then the heavier; then a stable order.
-  matches.sort((a, b) => Number(a.cluster_id === family) - Number(b.cluster_id === family) || (b.weight ?? 1) - (a.weight ?? 1) || (a.id < b.id ? -1 : 1));
+  matches.sort((a, b) => Number(a.cluster_id === family) - Number(b.cluster_id === family) || b.weight - a.weight || (a.id < b.id ? -1 : 1));
   return matches[0] ?? null;
 }
 
 /** In memory, neither superseded nor flagged by the policy. */
-function remindable(entry: LedgerEntry): boolean {
-  const rule = withLifecycleDefaults(entry);
+function remindable(rule: HookRule): boolean {
   return IN_TARGET.includes(rule.state) && rule.status !== 'refined' && rule.status !== 'invalidated';
 }
 
@@ -47,7 +47,7 @@ function matchTemplate(key: FailureKey, templates: TemplateMinerState | undefine
 }
 
 /** The reminder shown next to the failure. */
-export function renderReminder(rule: LedgerEntry, memoryText: string | undefined): string {
+export function renderReminder(rule: HookRule, memoryText: string | undefined): string {
   const text = (memoryText ?? rule.text).replace(/\s+/g, ' ').trim();
   return `sleep-cycle: this failure matches a rule learnt from earlier sessions: ${text} [${rule.id}]`;
 }

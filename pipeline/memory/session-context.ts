@@ -1,4 +1,5 @@
-import { IN_TARGET, withLifecycleDefaults, type LedgerEntry } from './state.js';
+import type { HookRule } from './hook-index.js';
+import { IN_TARGET } from './state.js';
 
 /**
  * What the session-start hook puts in front of the agent: the rules in memory, the most useful first,
@@ -7,7 +8,7 @@ import { IN_TARGET, withLifecycleDefaults, type LedgerEntry } from './state.js';
  * today is not shown, and the text shown is the file's, human edits included).
  */
 export interface SessionContextInput {
-  rules: Record<string, LedgerEntry>;
+  rules: Record<string, HookRule>;
   /** Rule id -> text of the derived bullets in the memory file now; null when the agent reads that file itself. */
   memoryText: ReadonlyMap<string, string> | null;
   /** Tool families the agent called lately: skill rules are shown only for those. */
@@ -59,17 +60,16 @@ interface Candidate {
 /** Rules in their target file, not superseded or flagged by the policy, with the text to show. */
 function eligible(input: SessionContextInput): Candidate[] {
   const out: Candidate[] = [];
-  for (const entry of Object.values(input.rules)) {
-    const rule = withLifecycleDefaults(entry);
+  for (const rule of Object.values(input.rules)) {
     if (!IN_TARGET.includes(rule.state) || rule.status === 'refined' || rule.status === 'invalidated') continue;
     const text = textFor(rule, input);
     if (text === undefined || text === '') continue;
-    out.push({ id: rule.id, text, first: rule.pinned || rule.state === 'pinned' || rule.status === 'validated', weight: rule.weight, evidence: rule.provenance.count + rule.hits });
+    out.push({ id: rule.id, text, first: rule.pinned || rule.state === 'pinned' || rule.status === 'validated', weight: rule.weight, evidence: rule.count + rule.hits });
   }
   return out;
 }
 
-function textFor(rule: LedgerEntry, input: SessionContextInput): string | undefined {
+function textFor(rule: HookRule, input: SessionContextInput): string | undefined {
   if (rule.target === 'memory') {
     if (input.memoryText === null) return undefined;
     const text = input.memoryText.get(rule.id);

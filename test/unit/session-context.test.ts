@@ -5,9 +5,14 @@ import { buildSessionContext, SESSION_HEADER } from '../../pipeline/memory/sessi
 import { clusterId } from '../../pipeline/model/cluster.js';
 import { parseReminded, pruneReminded, REMINDED_MAX_AGE_MS, REMINDED_MAX_SESSIONS } from '../../pipeline/telemetry/hook-reminded.js';
 import { UsageCounter } from '../../pipeline/telemetry/usage.js';
-import { ledgerEntry } from '../helpers/ledger.js';
+import { buildHookIndex, parseHookIndex, type HookRule } from '../../pipeline/memory/hook-index.js';
+import type { LedgerEntry } from '../../pipeline/memory/state.js';
+import { ledgerEntry as fullEntry } from '../helpers/ledger.js';
 
-const rules = (...entries: ReturnType<typeof ledgerEntry>[]) => Object.fromEntries(entries.map((rule) => [rule.id, rule]));
+/** A rule as the hook index holds it, from a full ledger entry. */
+const ledgerEntry = (over: Partial<LedgerEntry> & { id: string }): HookRule => buildHookIndex('k', { rules: { [over.id]: fullEntry(over) } }, null).rules[over.id]!;
+
+const rules = <T extends { id: string }>(...entries: T[]) => Object.fromEntries(entries.map((rule) => [rule.id, rule]));
 const inMemory = (...ids: string[]) => new Map(ids.map((id) => [id, `Rule ${id} as MEMORY.md has it.`]));
 const idsOf = (text: string) => [...text.matchAll(/\[(r-[0-9a-f]+)\]$/gm)].map((m) => m[1]);
 
@@ -132,5 +137,22 @@ describe('the reminded table', () => {
     expect(kept.size).toBe(REMINDED_MAX_SESSIONS);
     expect(kept.has('s0')).toBe(true);
     expect(parseReminded('not json').size).toBe(0);
+  });
+});
+
+describe('the hook index', () => {
+  it('keeps rules but rejected and deleted ones, and only the templates of scopes a rule is about', () => {
+    const state = {
+      rules: rules(fullEntry({ id: 'r-aaaa', tool_name: 'pytest', error_category: 'dependency_missing' }), fullEntry({ id: 'r-bbbb', state: 'rejected' }), fullEntry({ id: 'r-cccc', state: 'deleted' })),
+      templates: { version: 1 as const, scopes: { 'pytest\u0000dependency_missing': [], 'ruff\u0000dependency_missing': [] } },
+    };
+    const index = buildHookIndex('key-1', state, [['r-aaaa', 'text']]);
+    expect(Object.keys(index.rules)).toEqual(['r-aaaa']);
+    expect(index.rules['r-aaaa']).toMatchObject({ status: 'active', weight: 1, template_id: null, covers: [], count: 3 });
+    expect(Object.keys(index.templates!.scopes)).toEqual(['pytest\u0000dependency_missing']);
+    const text = JSON.stringify(index);
+    expect(parseHookIndex(text, 'key-1')).toEqual(index);
+    expect(parseHookIndex(text, 'key-2')).toBeNull();
+    expect(parseHookIndex('{"version": 1, "key": "key-1"', 'key-1')).toBeNull();
   });
 });
