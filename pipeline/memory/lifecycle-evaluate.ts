@@ -77,7 +77,9 @@ export function evaluateLifecycle(input: LifecycleInput, settings: LifecycleSett
       rule = { ...rule, accesses: rule.accesses + access.count, last_accessed: maxIso(rule.last_accessed ?? '', last), last_reinforced: IN_TARGET.includes(rule.state) ? maxIso(rule.last_reinforced, last) : rule.last_reinforced };
     }
     const exposed = input.usage.exposures?.[id];
-    if (exposed) rule = { ...rule, exposures: addExposures(rule.exposures, exposed, at) };
+    // Shown at session start: use enough to stretch its grace (importance counts accesses), not to reset its
+    // decay (the top of the list is shown every session; see UsageCounter.addExposure). Reminders came as refs.
+    if (exposed) rule = { ...rule, exposures: addExposures(rule.exposures, exposed, at), accesses: rule.accesses + exposed.session_start };
     if (edited.has(id)) rule = { ...rule, last_reinforced: at };
     const checked = input.policy?.checked[id];
     if (checked) rule = { ...rule, policy_checked: checked };
@@ -162,7 +164,7 @@ function currentOf(rule: LifecycleRule, state: RuleState, now: Date): LifecycleR
   return { ...rule, state, state_since: now.toISOString() };
 }
 
-/** A night's exposures added to a rule's totals (their accesses were counted with memory_refs above). */
+/** A night's exposures added to a rule's totals. */
 function addExposures(total: RuleExposure | undefined, night: RuleExposures, at: string): RuleExposure {
   const last = minIso(night.last, at);
   return {

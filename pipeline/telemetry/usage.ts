@@ -69,11 +69,15 @@ export class UsageCounter {
   }
 
   /**
-   * A hook's exposure line: the rules it put in front of the agent (also accesses, like memory_refs).
-   * An unknown kind counts as an access only: a newer hook's kind must not break an older night.
+   * A hook's exposure line: the rules it put in front of the agent. A reminder (the rule shown because
+   * its failure just happened) is an access, like memory_refs, and reinforces the rule. Injection at
+   * session start does not reset the rule's decay: every session shows the top of the list, and that
+   * would keep those rules at full weight for as long as the agent is used, whether or not they still
+   * help; the lifecycle counts it as an access for the rule's importance only (lifecycle-evaluate.ts).
+   * An unknown kind counts as an access: a newer hook's kind must not break an older night.
    */
   addExposure(kind: string, refs: string[], session: string | undefined, ts: number): void {
-    this.addRefs(refs, ts);
+    if (kind !== 'session_start') this.addRefs(refs, ts);
     if (kind !== 'session_start' && kind !== 'reminder') return;
     for (const id of refs) {
       if (!RULE_ID.test(id)) continue;

@@ -166,6 +166,9 @@ describe('exposures at the next night', () => {
     expect(before.accesses ?? 0).toBe(0);
     await hook(dir, start('s4'), '2026-11-21T09:00:00Z');
     await hook(dir, failure('s4', 'pytest', PYTEST, 'u1'), '2026-11-21T09:01:00Z');
+    // The agent follows the reminder: the next call of the family succeeds (a plain call, not an exposure).
+    const success = { session_id: 's4', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'python -m pytest' }, tool_use_id: 'u2', tool_response: { stdout: 'ok' } };
+    expect((await hook(dir, success, '2026-11-21T09:02:00Z')).stdout).toBe('');
     await hook(dir, start('s5'), '2026-11-21T10:00:00Z');
     const observed = read(dir, '.sleep-cycle/state.json');
     await sc(dir, ['list'], { now: '2026-11-21T11:00:00Z' });
@@ -178,8 +181,11 @@ describe('exposures at the next night', () => {
     expect(night.json.data.clusters.map((c: { tool_name: string }) => c.tool_name)).not.toContain('sleep-cycle');
     const after = state(dir).rules[id];
     expect(after.exposures).toEqual({ session_start: 2, reminder: 1, sessions: 2, last: '2026-11-21T10:00:00.000Z' });
+    // The reminder is an access that reinforces the rule; the session starts count as accesses (the
+    // rule's importance) without resetting its decay.
     expect(after.accesses).toBe(3);
-    expect(after.last_accessed).toBe('2026-11-21T10:00:00.000Z');
+    expect(after.last_accessed).toBe('2026-11-21T09:01:00.000Z');
+    expect(after.last_reinforced).toBe('2026-11-21T09:01:00.000Z');
     expect(after.last_reinforced > before.last_reinforced).toBe(true);
     const explain = await sc(dir, ['explain', id], { now: '2026-11-21T23:00:00Z' });
     expect(explain.stdout).toContain('exposed: 2 session starts, 1 reminder after a failure, in 2 sessions; last 2026-11-21T10:00:00.000Z');

@@ -118,7 +118,8 @@ describe('exposures in the usage counter', () => {
     expect(first.finish(id)).toEqual(whole.finish(id));
     expect(whole.finish(id)).toEqual({
       tools: {},
-      refs: { 'r-aaaa': { count: 3, last: new Date(3000).toISOString() }, 'r-bbbb': { count: 2, last: new Date(4000).toISOString() } },
+      // Accesses: the reminder and the unknown kind; session starts are exposures only.
+      refs: { 'r-aaaa': { count: 1, last: new Date(2000).toISOString() }, 'r-bbbb': { count: 1, last: new Date(4000).toISOString() } },
       exposures: {
         'r-aaaa': { session_start: 2, reminder: 1, last: new Date(3000).toISOString(), sessions: ['s1', 's2'] },
         'r-bbbb': { session_start: 1, reminder: 0, last: new Date(1000).toISOString(), sessions: ['s1'] },
@@ -154,5 +155,22 @@ describe('the hook index', () => {
     expect(parseHookIndex(text, 'key-1')).toEqual(index);
     expect(parseHookIndex(text, 'key-2')).toBeNull();
     expect(parseHookIndex('{"version": 1, "key": "key-1"', 'key-1')).toBeNull();
+  });
+});
+
+describe('exposures in the lifecycle', () => {
+  it('a session-start exposure counts for importance but does not reset decay; a reminder reinforces', async () => {
+    const { evaluateLifecycle } = await import('../../pipeline/memory/lifecycle-evaluate.js');
+    const { defaultSettings } = await import('../../pipeline/settings/schema.js');
+    const rule = fullEntry({ id: 'r-aaaa', created: '2026-09-01T00:00:00.000Z', last_reinforced: '2026-09-01T00:00:00.000Z', accesses: 0 });
+    const now = new Date('2026-11-22T00:00:00.000Z');
+    const night = (usage: Parameters<typeof evaluateLifecycle>[0]['usage']) => evaluateLifecycle({ rules: { 'r-aaaa': rule }, recurrences: [], usage, edited: [] }, defaultSettings(), now).rules['r-aaaa']!;
+    const started = night({ tools: {}, refs: {}, exposures: { 'r-aaaa': { session_start: 3, reminder: 0, last: '2026-11-21T09:00:00.000Z', sessions: ['a', 'b', 'c'] } } });
+    expect(started).toMatchObject({ accesses: 3, last_reinforced: '2026-09-01T00:00:00.000Z', exposures: { session_start: 3, reminder: 0, sessions: 3, last: '2026-11-21T09:00:00.000Z' } });
+    const quiet = night({ tools: {}, refs: {}, exposures: {} });
+    // Importance (accesses) slows the decay: the exposed rule weighs more than the same rule unseen.
+    expect(started.weight!).toBeGreaterThan(quiet.weight!);
+    const reminded = night({ tools: {}, refs: { 'r-aaaa': { count: 1, last: '2026-11-21T09:01:00.000Z' } }, exposures: { 'r-aaaa': { session_start: 0, reminder: 1, last: '2026-11-21T09:01:00.000Z', sessions: ['a'] } } });
+    expect(reminded).toMatchObject({ accesses: 1, last_reinforced: '2026-11-21T09:01:00.000Z', exposures: { session_start: 0, reminder: 1, sessions: 1 } });
   });
 });
