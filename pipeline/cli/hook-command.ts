@@ -96,7 +96,8 @@ async function recordHook(text: string, arrival: Date, root: string, settings: S
       const logger = createTelemetryLogger({ path: resolve(root, settings.logs[0]!), now: () => arrival });
       const event = await logger.log({ ...hook.call, durationMs: started === undefined ? 0 : own.durationMs });
       const duration = started === undefined ? 'unknown' : own.wait === 'none' ? 'paired' : 'human';
-      if (event.exit_code === 0) return { result: { outcome: 'event', event, duration, reminded: null }, output: null };
+      // No state yet, no rule to remind of: a repository's first days do not load the reminder's code.
+      if (event.exit_code === 0 || !(await hasState(root, settings, deps))) return { result: { outcome: 'event', event, duration, reminded: null }, output: null };
       const { remind } = await import('./hook-reminder.js');
       const reminder = await remindSafely(() => remind(event, day), root, settings, arrival);
       return { result: { outcome: 'event', event, duration, reminded: reminder?.rule ?? null }, output: reminder?.output ?? null };
@@ -104,6 +105,10 @@ async function recordHook(text: string, arrival: Date, root: string, settings: S
   }
 }
 
+
+async function hasState(root: string, settings: Settings, deps: HookDeps): Promise<boolean> {
+  return (await deps.fs.identify(resolve(root, settings.state_dir, 'state.json')).catch(() => undefined)) !== undefined;
+}
 
 /** The failure is already recorded: a reminder that breaks must not lose it, nor fail the agent. */
 async function remindSafely<T>(fn: () => Promise<T>, root: string, settings: Settings, arrival: Date): Promise<T | null> {
