@@ -25,7 +25,7 @@ export const HOOK_AGENTS = ['claude-code'] as const;
  * `sleep-cycle hook claude-code`: one payload on stdin → one telemetry event (or a pending entry), and
  * for SessionStart and a failure that matches a rule, the rules for the agent's context on stdout.
  * It never blocks the agent: every outcome exits 0, because Claude Code reads a hook's stdout and exit
- * code (exit 2 would block the tool call). With --json, the envelope carries the output as `hook_output`.
+ * code (exit 2 would block the tool call). With --json, the envelope carries that output as `hook_output`.
  */
 export async function hookCommand(agent: string | undefined, options: HookOptions, deps: HookDeps | (CliDeps & Partial<HookDeps>)): Promise<number> {
   const json = Boolean(options.json);
@@ -35,7 +35,7 @@ export async function hookCommand(agent: string | undefined, options: HookOption
     return 1;
   }
   const { result, output } = await handleClaudeCodeHook(options, { ...deps, readStdin: deps.readStdin ?? (() => readProcessStdin()) });
-  if (json) printSuccess(deps, true, { ...result, hook_output: output }, () => '');
+  if (json) printSuccess(deps, true, output === null ? result : { ...result, hook_output: output }, () => '');
   else if (output !== null) deps.stdout(`${JSON.stringify(output)}\n`);
   return 0;
 }

@@ -58,6 +58,9 @@ describe('session start: the rules in the agent context', () => {
       timestamp: '2026-11-21T09:00:00.000Z', tool_name: 'sleep-cycle', input_hash: expect.stringMatching(/^[0-9a-f]{16}$/), exit_code: 0, duration_ms: 0,
       session_id: 's4', agent: 'sleep-cycle', memory_refs: [ids[0]], exposure: 'session_start',
     });
+    // --json: the envelope, with what Claude Code would read as hook_output.
+    const json = await sc(dir, ['hook', 'claude-code', '--json'], { stdin: JSON.stringify(start('s4')), now: '2026-11-21T09:00:01Z' });
+    expect(JSON.parse(json.stdout)).toEqual({ success: true, error: null, data: { outcome: 'context', shown: [ids[0]], omitted: 0, notice: null, hook_output: output } });
     // Read-only otherwise: nothing tracked changed, no lock left behind.
     expect(git(dir, 'status', '--porcelain', '--untracked-files=no')).toBe(before);
     expect(existsSync(join(dir, '.sleep-cycle/lock'))).toBe(false);
