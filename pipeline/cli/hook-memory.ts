@@ -3,6 +3,7 @@ import { buildHookIndex, parseHookIndex, type HookRule } from '../memory/hook-in
 import { parseMemory } from '../memory/memory-md.js';
 import { readState } from '../memory/state.js';
 import type { TemplateMinerState } from '../templates/miner-state.js';
+import { SCRATCH } from '../telemetry/hook-pending.js';
 import type { HookDay } from './hook-day.js';
 
 /**
@@ -37,7 +38,7 @@ export async function readHookMemory(day: HookDay): Promise<HookMemory> {
     const { state } = readState(await day.fs.readText(resolve(day.root, statePath)), statePath);
     const index = buildHookIndex(key, state, memory);
     // A cache: when it cannot be written (read-only checkout), the next call builds it again.
-    await day.fs.writeAtomic(indexPath, `${JSON.stringify(index)}\n`).catch(() => {});
+    await day.fs.writeAtomic(indexPath, `${JSON.stringify(index)}\n`, SCRATCH).catch(() => {});
     return fromIndex(index.rules, index.templates, memory, null);
   } catch (error) {
     return fromIndex({}, undefined, memory, error instanceof Error ? error.message : String(error));

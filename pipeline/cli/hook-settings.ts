@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { yamlLib } from '../io/yaml-lib.js';
 import { CONFIG_FILE, resolveSettings } from '../settings/resolve.js';
 import type { Settings } from '../settings/schema.js';
+import { SCRATCH } from '../telemetry/hook-pending.js';
 import type { HookDeps } from './hook-day.js';
 
 /**
@@ -30,7 +31,7 @@ export async function loadHookSettings(root: string, deps: Pick<HookDeps, 'fs' |
   };
   const settings = resolveSettings({ fileText: text, filePath: CONFIG_FILE, env: deps.env, flags: {}, parseYaml }).settings;
   // Only a file that passed the checks is cached (a broken one is parsed again, and reported, each call).
-  if (parsed !== undefined) await deps.fs.writeAtomic(cachePath, `${JSON.stringify({ version: 1, sha, data: parsed.data })}\n`).catch(() => {});
+  if (parsed !== undefined) await deps.fs.writeAtomic(cachePath, `${JSON.stringify({ version: 1, sha, data: parsed.data })}\n`, SCRATCH).catch(() => {});
   return settings;
 }
 

@@ -34,8 +34,10 @@ export interface FsPort {
   /**
    * Writes through a temp file, fsync and rename: a reader sees the old or the new content, never half.
    * A file it replaces keeps its permission bits; a new file gets the default (0666 less the umask).
+   * `durable: false` skips the fsync, for scratch files whose loss after a power cut costs nothing (the
+   * hook's tables, written on every tool call: the fsync was a few ms of each).
    */
-  writeAtomic(path: string, content: string): Promise<void>;
+  writeAtomic(path: string, content: string, options?: { durable?: boolean }): Promise<void>;
   /** Creates the file only if it does not exist; false when it does. */
   createExclusive(path: string, content: string): Promise<boolean>;
   remove(path: string): Promise<void>;
@@ -120,7 +122,7 @@ export const nodeFs: FsPort = {
       throw errors.io('read', path, error);
     }
   },
-  async writeAtomic(path, content) {
+  async writeAtomic(path, content, options) {
     const temp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
     try {
       mkdirSync(dirname(path), { recursive: true });
@@ -131,7 +133,7 @@ export const nodeFs: FsPort = {
       try {
         if (mode !== undefined) fchmodSync(fd, mode);
         writeFileSync(fd, content, 'utf8');
-        fsyncSync(fd);
+        if (options?.durable !== false) fsyncSync(fd);
       } finally {
         closeSync(fd);
       }

@@ -1,5 +1,5 @@
 import type { FsPort } from '../io/fs.js';
-import { withPendingLock } from './hook-pending.js';
+import { SCRATCH, withPendingLock } from './hook-pending.js';
 
 /**
  * Which rules each session was already reminded of (`.sleep-cycle/hook-reminded.json`), so the
@@ -61,7 +61,7 @@ export async function claimReminder(fs: FsPort, path: string, session: string, r
     if (seen?.rules.includes(ruleId)) return false;
     const rules = [...(seen?.rules ?? []), ruleId].slice(-REMINDED_MAX_RULES);
     table.set(session, { at: nowMs, rules });
-    await fs.writeAtomic(path, renderReminded(pruneReminded(table, nowMs)));
+    await fs.writeAtomic(path, renderReminded(pruneReminded(table, nowMs)), SCRATCH);
     return true;
   });
 }
