@@ -10,8 +10,8 @@ import type { HookDeps } from './hook-day.js';
  * The hook's settings. `init` writes a config/sleep-cycle.yaml, and loading the yaml library costs
  * about 30 ms, half of what the hook may take per tool call: so the parsed file is kept in
  * `<state_dir>/hook-settings.json` under the SHA-256 of its text, and YAML is parsed again only when
- * the text changed. The cached values go through the same checks as the file's (resolveSettings), so a
- * hand-edited cache cannot smuggle in a value the file could not hold.
+ * the text changed. The cached values go through the same checks as the file's (resolveSettings): a
+ * hand-edited cache cannot smuggle in a value the file could not hold (it is then ignored and rebuilt).
  */
 export const SETTINGS_CACHE_FILE = 'hook-settings.json';
 /** Where the cache lives: the default state folder (the state_dir setting is itself in the file). */
@@ -23,15 +23,18 @@ export async function loadHookSettings(root: string, deps: Pick<HookDeps, 'fs' |
   const sha = createHash('sha256').update(text).digest('hex');
   const cachePath = resolve(root, CACHE_DIR, SETTINGS_CACHE_FILE);
   const cached = parseCache(await deps.fs.readText(cachePath).catch(() => undefined), sha);
-  let parsed: { data: unknown } | undefined;
-  const parseYaml = (yaml: string): unknown => {
-    if (cached !== undefined) return cached.data;
-    parsed = { data: yamlLib().parse(yaml) };
-    return parsed.data;
-  };
+  if (cached !== undefined) {
+    try {
+      return resolveSettings({ fileText: text, filePath: CONFIG_FILE, env: deps.env, flags: {}, parseYaml: () => cached.data }).settings;
+    } catch {
+      // A cache the checks refuse was edited by hand (the file itself is parsed and checked below).
+    }
+  }
+  let parsed: unknown;
+  const parseYaml = (yaml: string): unknown => (parsed = yamlLib().parse(yaml));
   const settings = resolveSettings({ fileText: text, filePath: CONFIG_FILE, env: deps.env, flags: {}, parseYaml }).settings;
   // Only a file that passed the checks is cached (a broken one is parsed again, and reported, each call).
-  if (parsed !== undefined) await deps.fs.writeAtomic(cachePath, `${JSON.stringify({ version: 1, sha, data: parsed.data })}\n`, SCRATCH).catch(() => {});
+  await deps.fs.writeAtomic(cachePath, `${JSON.stringify({ version: 1, sha, data: parsed })}\n`, SCRATCH).catch(() => {});
   return settings;
 }
 
