@@ -10,6 +10,7 @@ import { ownDuration } from '../telemetry/human-wait.js';
 import { createTelemetryLogger } from '../telemetry/logger.js';
 import type { CliDeps } from './context-from-options.js';
 import { PENDING_FILE, rejectPayload, type HookDay, type HookDeps, type HookOptions, type HookOutput, type HookResult } from './hook-day.js';
+import { mayRemind } from './hook-keys.js';
 import { loadHookSettings } from './hook-settings.js';
 
 export { PENDING_FILE, REJECTS_FILE, REMINDED_FILE, type HookDeps, type HookOptions, type HookOutput, type HookResult } from './hook-day.js';
@@ -96,8 +97,11 @@ async function recordHook(text: string, arrival: Date, root: string, settings: S
       const logger = createTelemetryLogger({ path: resolve(root, settings.logs[0]!), now: () => arrival });
       const event = await logger.log({ ...hook.call, durationMs: started === undefined ? 0 : own.durationMs });
       const duration = started === undefined ? 'unknown' : own.wait === 'none' ? 'paired' : 'human';
-      // No state yet, no rule to remind of: a repository's first days do not load the reminder's code.
-      if (event.exit_code === 0 || !(await hasState(root, settings, deps))) return { result: { outcome: 'event', event, duration, reminded: null }, output: null };
+      // No rule about this family and category (or no state yet): most failures stop here, without loading
+      // the reminder's code or the memory.
+      if (event.exit_code === 0 || !(await hasState(root, settings, deps)) || !(await mayRemind(event, day))) {
+        return { result: { outcome: 'event', event, duration, reminded: null }, output: null };
+      }
       const { remind } = await import('./hook-reminder.js');
       const reminder = await remindSafely(() => remind(event, day), root, settings, arrival);
       return { result: { outcome: 'event', event, duration, reminded: reminder?.rule ?? null }, output: reminder?.output ?? null };

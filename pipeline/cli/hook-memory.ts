@@ -5,6 +5,7 @@ import { readState } from '../memory/state.js';
 import type { TemplateMinerState } from '../templates/miner-state.js';
 import { SCRATCH } from '../telemetry/hook-pending.js';
 import type { HookDay } from './hook-day.js';
+import { HOOK_KEYS_FILE, memoryKey, readHookKeys, renderHookKeys } from './hook-keys.js';
 
 /**
  * The memory as the day-time hook reads it: the rules and templates of state.json (written atomically
@@ -29,30 +30,34 @@ export async function readHookMemory(day: HookDay): Promise<HookMemory> {
   const statePath = `${day.settings.state_dir}/state.json`;
   const memoryPath = day.settings.memory_file;
   const ownFile = basename(memoryPath).toLowerCase() !== 'claude.md';
-  const key = JSON.stringify([await identity(day, statePath), ownFile ? await identity(day, memoryPath) : null]);
+  const key = await memoryKey(day);
   const indexPath = resolve(day.root, day.settings.state_dir, HOOK_INDEX_FILE);
   const kept = parseHookIndex(await day.fs.readText(indexPath).catch(() => undefined), key);
-  if (kept !== null) return fromIndex(kept.rules, kept.templates, kept.memory, null);
+  if (kept !== null) {
+    if ((await readHookKeys(day, key)) === null) await writeKeys(day, key, kept.rules);
+    return fromIndex(kept.rules, kept.templates, kept.memory, null);
+  }
   const memory = ownFile ? await readMemoryBullets(day, memoryPath) : null;
   try {
     const { state } = readState(await day.fs.readText(resolve(day.root, statePath)), statePath);
     const index = buildHookIndex(key, state, memory);
-    // A cache: when it cannot be written (read-only checkout), the next call builds it again.
+    // Caches: when they cannot be written (read-only checkout), the next call builds them again.
     await day.fs.writeAtomic(indexPath, `${JSON.stringify(index)}\n`, SCRATCH).catch(() => {});
+    await writeKeys(day, key, index.rules);
     return fromIndex(index.rules, index.templates, memory, null);
   } catch (error) {
     return fromIndex({}, undefined, memory, error instanceof Error ? error.message : String(error));
   }
 }
 
-function fromIndex(rules: Record<string, HookRule>, templates: TemplateMinerState | undefined, memory: [string, string][] | null, problem: string | null): HookMemory {
-  return { rules, templates, memoryText: memory === null ? null : new Map(memory), memoryOrder: (memory ?? []).map(([id]) => id), problem };
+/** What mayRemind reads (hook-keys.ts): the families and categories of the failure rules. */
+async function writeKeys(day: HookDay, key: string, rules: Record<string, HookRule>): Promise<void> {
+  const pairs = Object.values(rules).filter((rule) => rule.kind === 'failure').map((rule) => `${rule.tool_name}\u0000${rule.error_category ?? ''}`);
+  await day.fs.writeAtomic(resolve(day.root, day.settings.state_dir, HOOK_KEYS_FILE), renderHookKeys(key, pairs), SCRATCH).catch(() => {});
 }
 
-/** What tells a file's versions apart without reading it (an atomic rewrite changes the inode). */
-async function identity(day: HookDay, path: string): Promise<[string, number, number, number] | null> {
-  const id = await day.fs.identify(resolve(day.root, path)).catch(() => undefined);
-  return id === undefined ? null : [path, id.size, id.mtimeMs, id.ino];
+function fromIndex(rules: Record<string, HookRule>, templates: TemplateMinerState | undefined, memory: [string, string][] | null, problem: string | null): HookMemory {
+  return { rules, templates, memoryText: memory === null ? null : new Map(memory), memoryOrder: (memory ?? []).map(([id]) => id), problem };
 }
 
 async function readMemoryBullets(day: HookDay, path: string): Promise<[string, string][]> {

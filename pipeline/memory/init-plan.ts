@@ -48,6 +48,7 @@ hook-reminded.json
 hook-reminded.json.lock
 hook-settings.json
 hook-index.json
+hook-keys.json
 hook-rejects.jsonl
 imported.json
 preview.md

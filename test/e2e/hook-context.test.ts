@@ -140,6 +140,19 @@ describe('just in time: the rule next to a failure of its cluster', () => {
     expect(lines(dir).filter((line) => line.exposure !== undefined)).toEqual([]);
   });
 
+  it('the quick list of rule families never hides a rule the next night wrote', async () => {
+    const { dir } = await dayAndNight();
+    await hook(dir, start('s4'), '2026-11-21T09:00:00Z');
+    expect(JSON.parse(read(dir, '.sleep-cycle/hook-keys.json')).pairs).toEqual(['pytest\u0000dependency_missing']);
+    for (let i = 1; i <= 3; i++) expect((await hook(dir, failure(`s${i + 4}`, 'ruff check .', RUFF, `r${i}`), `2026-11-21T10:00:0${i}Z`)).stdout).toBe('');
+    const night = await cli(dir, ['run'], '2026-11-21T22:00:00Z');
+    const ruff = night.json.data.proposals.find((p: { tool_name: string }) => p.tool_name === 'ruff');
+    expect(ruff).toMatchObject({ status: 'applied' });
+    const reminded = await hook(dir, failure('s9', 'ruff check src', RUFF, 'r9'), '2026-11-22T09:00:00Z');
+    expect(reminded.output?.hookSpecificOutput.additionalContext).toContain(`[${ruff.id}]`);
+    expect(JSON.parse(read(dir, '.sleep-cycle/hook-keys.json')).pairs).toEqual(['pytest\u0000dependency_missing', 'ruff\u0000dependency_missing']);
+  });
+
   it('a rule written before templates (no template in the ledger) covers its whole family and category', async () => {
     const { dir, ids } = await dayAndNight();
     const zsh = 'Exit code 127\nzsh: command not found: pytest';
