@@ -99,7 +99,7 @@ async function recordHook(text: string, arrival: Date, root: string, settings: S
       const duration = started === undefined ? 'unknown' : own.wait === 'none' ? 'paired' : 'human';
       // No rule about this family and category (or no state yet): most failures stop here, without loading
       // the reminder's code or the memory.
-      if (event.exit_code === 0 || !(await hasState(root, settings, deps)) || !(await mayRemind(event, day))) {
+      if (event.exit_code === 0 || !(await hasState(root, settings, deps)) || !(await mayRemind(event, day).catch(() => true))) {
         return { result: { outcome: 'event', event, duration, reminded: null }, output: null };
       }
       const { remind } = await import('./hook-reminder.js');
@@ -109,7 +109,7 @@ async function recordHook(text: string, arrival: Date, root: string, settings: S
   }
 }
 
-
+/** A state file exists: the night has run here (otherwise there is no rule to remind of). */
 async function hasState(root: string, settings: Settings, deps: HookDeps): Promise<boolean> {
   return (await deps.fs.identify(resolve(root, settings.state_dir, 'state.json')).catch(() => undefined)) !== undefined;
 }
