@@ -11,6 +11,7 @@ import { availableParallelism, cpus, loadavg, release, tmpdir, totalmem, type } 
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TelemetryGenerator, writeTelemetry } from './generate.mjs';
+import { HOOK_TARGETS, measureHooks } from './hooks.mjs';
 
 const LOAD_AT_START = Math.round(loadavg()[0] * 100) / 100;
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -38,6 +39,8 @@ const USAGE = `usage: node bench/run.mjs [options]   (or: npm run -s bench -- [o
   --repeat R          runs per throughput row and per incremental timing; the median counts (default 3)
   --startup-lines L   new lines for the pre-session latency row (default 10000)
   --startup-repeat S  runs of each side of the latency row; the median counts (default 7)
+  --hook-repeat K     runs of each hook row and of node -e 0; the median counts (default 15)
+  --hooks-only        only the hook rows (the Claude Code hook per payload vs node -e 0)
   --seed S            PRNG seed of the generated telemetry (default 42)
   --no-tokens         skip the (slow, informational) stream-json token-parser row
   --no-build          measure the existing dist/ instead of building it first (npm run build's steps)
@@ -48,7 +51,7 @@ const USAGE = `usage: node bench/run.mjs [options]   (or: npm run -s bench -- [o
 function parseArgs(argv) {
   const o = {
     lines: 1_000_000, json: false, historyMb: 200, appendMb: 1, memoryScale: 5, repeat: 3, startupLines: 10_000,
-    startupRepeat: 7, seed: 42, tokens: true, build: true, keep: false, out: null, tmp: tmpdir(),
+    startupRepeat: 7, hookRepeat: 15, hooksOnly: false, seed: 42, tokens: true, build: true, keep: false, out: null, tmp: tmpdir(),
   };
   const num = (flag, value, min) => {
     const n = Number(value);
@@ -68,6 +71,8 @@ function parseArgs(argv) {
       case '--repeat': o.repeat = Math.floor(num(flag, value(), 1)); break;
       case '--startup-lines': o.startupLines = Math.floor(num(flag, value(), 1)); break;
       case '--startup-repeat': o.startupRepeat = Math.floor(num(flag, value(), 1)); break;
+      case '--hook-repeat': o.hookRepeat = Math.floor(num(flag, value(), 1)); break;
+      case '--hooks-only': o.hooksOnly = true; break;
       case '--seed': o.seed = Math.floor(num(flag, value(), 0)); break;
       case '--no-tokens': o.tokens = false; break;
       case '--no-build': o.build = false; break;
@@ -223,7 +228,7 @@ function build(progress) {
 const o = parseArgs(process.argv.slice(2));
 const ci = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false' && process.env.CI !== '0';
 const throughputModes = ['floor-line', 'floor-chunk', 'readline', 'stream-jsonl', 'ingest'];
-const totalSteps = (o.build ? 1 : 0) + 1 + o.repeat * (throughputModes.length + 1) + (o.tokens ? 1 : 0) + 2 + 2 + o.repeat + 1;
+const totalSteps = o.hooksOnly ? (o.build ? 2 : 1) : (o.build ? 1 : 0) + 1 + o.repeat * (throughputModes.length + 1) + (o.tokens ? 1 : 0) + 2 + 2 + o.repeat + 1 + 1;
 const progress = makeProgress(!o.json && !ci && Boolean(process.stderr.isTTY), totalSteps);
 
 const SOURCE = source();
@@ -231,6 +236,22 @@ if (o.build) build(progress);
 const tmp = mkdtempSync(join(o.tmp, 'sleep-cycle-bench-'));
 if (o.keep) process.stderr.write(`bench: temp dir ${tmp}\n`);
 const telemetry = (root) => join(root, 'logs/telemetry.jsonl');
+
+if (o.hooksOnly) {
+  try {
+    progress.step('hook rows: each payload vs node -e 0');
+    const hooks = measureHooks({ cli: CLI, root: join(tmp, 'hooks'), env: cleanEnv, repeat: o.hookRepeat });
+    progress.done();
+    const targets = Object.fromEntries(Object.entries(HOOK_TARGETS).map(([k, t]) => [k, { target: t.text, met: t.met(hooks.ratios[k], hooks.details) }]));
+    const doc = { machine: machine(), date: new Date().toISOString(), source: SOURCE, ratios: hooks.ratios, targets, details: hooks.details };
+    if (o.out) writeFileSync(o.out, `${JSON.stringify(doc, null, 2)}\n`);
+    const lines = Object.entries(hooks.ratios).map(([k, v]) => `${k.padEnd(18)} ${String(v).padStart(9)}  ${targets[k].target.padEnd(26)} ${(targets[k].met ? 'met' : 'NOT met').padEnd(7)} ${hooks.explain[k]}`);
+    process.stdout.write(o.json ? `${JSON.stringify(doc)}\n` : `sleep-cycle bench — hook rows, ${doc.date}; load average at start ${doc.machine.load_avg_1m_at_start}\n${lines.join('\n')}\n`);
+  } finally {
+    if (!o.keep) rmSync(tmp, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
 
 try {
   // 1. The main file: N lines, read by every throughput row.
@@ -309,6 +330,9 @@ try {
     nodeTimes.push(timed(['-e', '0']).wallMs);
     runTimes.push(cli(startRoot, ['--dry-run']).wall_ms);
   }
+  // 6. Hook rows: the Claude Code hook per payload vs node -e 0 (bench/hooks.mjs).
+  progress.step('hook rows: each payload vs node -e 0');
+  const hooks = measureHooks({ cli: CLI, root: join(tmp, 'hooks'), env: cleanEnv, repeat: o.hookRepeat });
   progress.done();
 
   // ---------------------------------------------------------------- results
@@ -359,6 +383,7 @@ try {
     startup_node_ms: round(median(nodeTimes), 1),
     startup_budget_ms: round(2 * median(nodeTimes) + 150, 1),
     ...(o.tokens ? { vs_stream_json_tokens: round(byKey['ours-ingest'].lines_per_s / byKey['stream-tokens'].lines_per_s) } : {}),
+    ...hooks.details,
   };
   const ratios = {
     vs_floor: round(byKey['ours-ingest'].lines_per_s / floor.lines_per_s),
@@ -367,8 +392,9 @@ try {
     rss_growth: round(details.rss_scaled_mb / details.rss_n_mb),
     dry_run_vs_floor: round(details.dry_run_wall_ms / details.floor_wall_ms),
     startup: round(details.startup_run_ms / details.startup_node_ms),
+    ...hooks.ratios,
   };
-  const targets = Object.fromEntries(Object.entries(TARGETS).map(([k, t]) => [k, { target: t.text, met: t.met(ratios[k], details) }]));
+  const targets = Object.fromEntries(Object.entries({ ...TARGETS, ...HOOK_TARGETS }).map(([k, t]) => [k, { target: t.text, met: t.met(ratios[k], details) }]));
   const doc = {
     machine: machine(),
     date: new Date().toISOString(),
@@ -407,6 +433,8 @@ function renderText(doc) {
     rss_growth: `peak RSS of ingest at ${d.memory_scale} x N: ${d.rss_scaled_mb} MB vs ${d.rss_n_mb} MB at N`,
     dry_run_vs_floor: `run --dry-run ${d.dry_run_wall_ms} ms vs floor process ${d.floor_wall_ms} ms (both wall, whole process)`,
     startup: `run --dry-run on ${fmt(d.startup_lines)} lines ${d.startup_run_ms} ms vs node -e 0 ${d.startup_node_ms} ms (budget ${d.startup_budget_ms} ms)`,
+    hook_per_call: `slowest of PreToolUse ${d.hook_pre_ms}, PostToolUse ${d.hook_post_ms}, unmatched failure ${d.hook_failure_ms} ms ÷ node -e 0 ${d.hook_node_ms} ms`,
+    hook_session_start: `SessionStart on ${d.hook_session_rules} rules ${d.hook_session_start_ms} ms vs node -e 0 ${d.hook_node_ms} ms (budget +40 ms)`,
   };
   out.push('', `${'ratio'.padEnd(18)} ${'measured'.padStart(9)}  ${'target'.padEnd(26)} ${'met'.padEnd(7)} how`);
   for (const [k, v] of Object.entries(doc.ratios)) {

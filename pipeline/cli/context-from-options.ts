@@ -8,7 +8,7 @@ import { simpleGitPort, type GitPort } from '../io/git.js';
 import { workerRangeFolder, type RangeFolderPort } from '../ingest/range-folder.js';
 import { stripControls } from '../model/control-chars.js';
 import { errors } from '../model/errors.js';
-import { resolveSettings, type ResolvedSettings } from '../settings/resolve.js';
+import { CONFIG_FILE, resolveSettings, type ResolvedSettings } from '../settings/resolve.js';
 import type { Settings } from '../settings/schema.js';
 import { createClaudeSynthesizer } from '../synth/claude.js';
 import { createOfflineSynthesizer } from '../synth/offline.js';
@@ -42,7 +42,7 @@ export function defaultDeps(): CliDeps {
   };
 }
 
-export const CONFIG_FILE = 'config/sleep-cycle.yaml';
+export { CONFIG_FILE } from '../settings/resolve.js';
 
 export async function loadSettings(deps: CliDeps, root: string, flags: Partial<Settings>): Promise<ResolvedSettings> {
   const filePath = resolve(root, CONFIG_FILE);

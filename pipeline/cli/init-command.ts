@@ -40,9 +40,16 @@ export async function initCommand(options: InitOptions, deps: CliDeps): Promise<
 
 const INIT_FILES = ['config/safety-rules.yaml', 'config/sleep-cycle.yaml', 'MEMORY.md', '.sleep-cycle/.gitignore', 'logs/.gitignore'];
 
+/**
+ * The Claude Code hooks: every tool call recorded (PreToolUse and PermissionRequest only time it: a
+ * prompt's wait is the human's, see human-wait.ts), the rules shown at SessionStart, and a rule shown
+ * next to a failure of its cluster (PostToolUseFailure).
+ */
 export const HOOK_SNIPPET = `{
   "hooks": {
+    "SessionStart": [{ "hooks": [{ "type": "command", "command": "\\"$CLAUDE_PROJECT_DIR\\"/node_modules/.bin/sleep-cycle hook claude-code" }] }],
     "PreToolUse": [{ "matcher": "*", "hooks": [{ "type": "command", "command": "\\"$CLAUDE_PROJECT_DIR\\"/node_modules/.bin/sleep-cycle hook claude-code" }] }],
+    "PermissionRequest": [{ "matcher": "*", "hooks": [{ "type": "command", "command": "\\"$CLAUDE_PROJECT_DIR\\"/node_modules/.bin/sleep-cycle hook claude-code" }] }],
     "PostToolUse": [{ "matcher": "*", "hooks": [{ "type": "command", "command": "\\"$CLAUDE_PROJECT_DIR\\"/node_modules/.bin/sleep-cycle hook claude-code" }] }],
     "PostToolUseFailure": [{ "matcher": "*", "hooks": [{ "type": "command", "command": "\\"$CLAUDE_PROJECT_DIR\\"/node_modules/.bin/sleep-cycle hook claude-code" }] }]
   }
@@ -53,7 +60,8 @@ function renderInit(plan: InitFile[], policy: LogPolicy): string {
   const ignored = plan.some((file) => file.path === 'logs/.gitignore');
   out.push('', `Telemetry in logs/ is ${ignored || policy === 'ignore' ? 'ignored by git (local runs only; logs/.gitignore)' : 'committed (the nightly job reads it from git)'}.`);
   out.push('Commit these files, so the first run starts from them: git add config MEMORY.md .sleep-cycle && git commit -m "sleep-cycle init"');
-  out.push('', 'Add this to .claude/settings.json so Claude Code records every tool call:', HOOK_SNIPPET, '');
+  out.push('', 'Add this to .claude/settings.json so Claude Code records every tool call, starts each session with the rules', 'and is reminded of a rule when a failure matches it:', HOOK_SNIPPET, '');
+  out.push('Without hooks: put "@MEMORY.md" in CLAUDE.md (or set memory_file: CLAUDE.md) so the agent reads the rules.', '');
   out.push('Then, after a few sessions: npx sleep-cycle run --dry-run');
   return `sleep-cycle init\n${out.join('\n')}\n`;
 }

@@ -14,14 +14,14 @@ export interface Envelope {
  * readable text otherwise, without the control characters untrusted text could carry (stripControls).
  * Returns the exit code.
  */
-export function printSuccess(deps: CliDeps, json: boolean, data: unknown, text: () => string): number {
+export function printSuccess(deps: Pick<CliDeps, 'stdout'>, json: boolean, data: unknown, text: () => string): number {
   if (json) deps.stdout(`${JSON.stringify({ success: true, data, error: null } satisfies Envelope)}\n`);
   else deps.stdout(stripControls(text()));
   return 0;
 }
 
 /** The one place an error becomes an exit code. Unknown errors are E_INTERNAL; every message is redacted. */
-export function printFailure(deps: CliDeps, json: boolean, error: unknown): number {
+export function printFailure(deps: Pick<CliDeps, 'stdout' | 'stderr'>, json: boolean, error: unknown): number {
   const known = error instanceof SleepCycleError ? error : null;
   const code = known?.code ?? 'E_INTERNAL';
   const message = stripControls(redact(known ? known.message : `unexpected error: ${error instanceof Error ? error.message : String(error)}`));

@@ -144,9 +144,14 @@ export class IngestFold {
       return;
     }
     this.countValid(ts);
-    this.usage.addCall(read.toolName);
     const refs = read.memoryRefs();
-    if (refs !== undefined) this.usage.addRefs(refs, ts);
+    if (refs !== undefined) {
+      // A hook's exposure line (rules put in front of the agent) is no tool call: counted apart, then done.
+      const exposure = read.event().exposure;
+      if (typeof exposure === 'string') return this.usage.addExposure(exposure, refs, read.sessionId(), ts);
+      this.usage.addRefs(refs, ts);
+    }
+    this.usage.addCall(read.toolName);
     if (read.exitCode === 0) {
       // Most successes follow no failure: their session is not even read.
       if (!this.recovery.idle) this.followUp(read);

@@ -4,7 +4,11 @@ import { mkdir, open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { errors, SleepCycleError } from '../model/errors.js';
 import { readLines, type RawLine, type ReadLinesOptions } from './line-reader.js';
-import { isGzip, readGzipLines, readGzipRange } from './gzip-reader.js';
+import type * as GzipReader from './gzip-reader.js';
+
+/** node:zlib is loaded only when a rotated .gz log is read: the hook, on every tool call, never does. */
+const gzipReader = (): Promise<typeof GzipReader> => import('./gzip-reader.js');
+const isGzip = (path: string): boolean => path.endsWith('.gz');
 
 export interface FileIdentity {
   dev: number;
@@ -30,8 +34,10 @@ export interface FsPort {
   /**
    * Writes through a temp file, fsync and rename: a reader sees the old or the new content, never half.
    * A file it replaces keeps its permission bits; a new file gets the default (0666 less the umask).
+   * `durable: false` skips the fsync, for scratch files whose loss after a power cut costs nothing (the
+   * hook's tables, written on every tool call: the fsync was a few ms of each).
    */
-  writeAtomic(path: string, content: string): Promise<void>;
+  writeAtomic(path: string, content: string, options?: { durable?: boolean }): Promise<void>;
   /** Creates the file only if it does not exist; false when it does. */
   createExclusive(path: string, content: string): Promise<boolean>;
   remove(path: string): Promise<void>;
@@ -78,7 +84,7 @@ export const nodeFs: FsPort = {
   },
   async readRange(path, start, length) {
     try {
-      if (isGzip(path)) return await readGzipRange(path, start, length);
+      if (isGzip(path)) return await (await gzipReader()).readGzipRange(path, start, length);
       const fd = openSync(path, 'r');
       try {
         const buffer = Buffer.alloc(length);
@@ -112,13 +118,13 @@ export const nodeFs: FsPort = {
   },
   async readLines(path, start, options, onLine) {
     try {
-      return isGzip(path) ? await readGzipLines(path, start, options, onLine) : await readLines(path, start, options, onLine);
+      return isGzip(path) ? await (await gzipReader()).readGzipLines(path, start, options, onLine) : await readLines(path, start, options, onLine);
     } catch (error) {
       if (error instanceof SleepCycleError) throw error;
       throw errors.io('read', path, error);
     }
   },
-  async writeAtomic(path, content) {
+  async writeAtomic(path, content, options) {
     const temp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
     try {
       mkdirSync(dirname(path), { recursive: true });
@@ -129,7 +135,7 @@ export const nodeFs: FsPort = {
       try {
         if (mode !== undefined) fchmodSync(fd, mode);
         writeFileSync(fd, content, 'utf8');
-        fsyncSync(fd);
+        if (options?.durable !== false) fsyncSync(fd);
       } finally {
         closeSync(fd);
       }

@@ -20,6 +20,8 @@ export function buildExplanation(id: string, state: State, events: LifecycleEven
     weight: rule?.weight ?? null,
     last_reinforced: rule?.last_reinforced ?? null,
     effectiveness: rule?.effectiveness ?? null,
+    accesses: rule?.accesses ?? 0,
+    exposures: rule?.exposures ?? null,
     supersedes: rule?.supersedes ?? null,
     superseded_by: rule?.superseded_by ?? null,
     /** Clusters whose drafts repeated this rule: they corroborated it, and it covers them. */
@@ -57,6 +59,8 @@ export function renderExplanation(e: Explanation): string {
   for (const up of e.follow_ups) out.push(`  what worked next: ${up.shape} (${plural(up.count, 'time')}, ${plural(up.sessions.length, 'session')})`);
   if (e.counts) out.push(`  seen ${plural(e.counts.count, 'time')}, ${plural(e.counts.distinct_inputs, 'distinct input')}, ${plural(e.counts.sessions, 'session')}, ${e.first_seen} → ${e.last_seen}; ${e.hits_since_created} more since`);
   if (e.effectiveness) out.push(`  effectiveness: ${e.effectiveness.verdict} — ${e.effectiveness.before_per_day} failures per day before, ${e.effectiveness.after_per_day} since, ${plural(e.effectiveness.tool_calls_since, 'call')} of the tool since adoption`);
+  if (e.exposures) out.push(`  exposed: ${plural(e.exposures.session_start, 'session start')}, ${plural(e.exposures.reminder, 'reminder')} after a failure, in ${plural(e.exposures.sessions, 'session')}; last ${e.exposures.last}`);
+  if (e.accesses > 0) out.push(`  accessed ${plural(e.accesses, 'time')} (exposures and memory_refs), last reinforced ${e.last_reinforced}`);
   if (e.supersedes) out.push(`  supersedes ${e.supersedes} (which proved ineffective)`);
   if (e.superseded_by) out.push(`  superseded by ${e.superseded_by}`);
   if (e.near_duplicates.length > 0) out.push(`  corroborated by ${plural(e.near_duplicates.length, 'other cluster')} whose rule would have said the same: ${e.near_duplicates.join(', ')}`);

@@ -44,6 +44,11 @@ lock.stale-*
 *.tmp
 hook-pending.json
 hook-pending.json.lock
+hook-reminded.json
+hook-reminded.json.lock
+hook-settings.json
+hook-index.json
+hook-keys.json
 hook-rejects.jsonl
 imported.json
 preview.md

@@ -1,9 +1,9 @@
 import type { Settings } from '../settings/schema.js';
-import type { UsageSummary } from '../telemetry/usage.js';
+import type { RuleExposures, UsageSummary } from '../telemetry/usage.js';
 import { daysBetween, daysSinceReinforced, ruleWeight, ttlDays, type DecaySettings } from './decay.js';
 import { measureEffectiveness, type EffectivenessSettings } from './effectiveness.js';
 import { checkTransition, type FromState } from './transitions.js';
-import { IN_ARCHIVE, IN_TARGET, withLifecycleDefaults, type LedgerEntry, type LifecycleRule, type RuleState, type RuleStatus } from './state.js';
+import { IN_ARCHIVE, IN_TARGET, withLifecycleDefaults, type LedgerEntry, type LifecycleRule, type RuleExposure, type RuleState, type RuleStatus } from './state.js';
 
 export type LifecycleSettings = DecaySettings &
   EffectivenessSettings &
@@ -76,6 +76,10 @@ export function evaluateLifecycle(input: LifecycleInput, settings: LifecycleSett
       const last = minIso(access.last, at);
       rule = { ...rule, accesses: rule.accesses + access.count, last_accessed: maxIso(rule.last_accessed ?? '', last), last_reinforced: IN_TARGET.includes(rule.state) ? maxIso(rule.last_reinforced, last) : rule.last_reinforced };
     }
+    const exposed = input.usage.exposures?.[id];
+    // Shown at session start: use enough to stretch its grace (importance counts accesses), not to reset its
+    // decay (the top of the list is shown every session; see UsageCounter.addExposure). Reminders came as refs.
+    if (exposed) rule = { ...rule, exposures: addExposures(rule.exposures, exposed, at), accesses: rule.accesses + exposed.session_start };
     if (edited.has(id)) rule = { ...rule, last_reinforced: at };
     const checked = input.policy?.checked[id];
     if (checked) rule = { ...rule, policy_checked: checked };
@@ -158,6 +162,17 @@ function age(rule: LifecycleRule, settings: LifecycleSettings, now: Date, move: 
 
 function currentOf(rule: LifecycleRule, state: RuleState, now: Date): LifecycleRule {
   return { ...rule, state, state_since: now.toISOString() };
+}
+
+/** A night's exposures added to a rule's totals. */
+function addExposures(total: RuleExposure | undefined, night: RuleExposures, at: string): RuleExposure {
+  const last = minIso(night.last, at);
+  return {
+    session_start: (total?.session_start ?? 0) + night.session_start,
+    reminder: (total?.reminder ?? 0) + night.reminder,
+    sessions: (total?.sessions ?? 0) + night.sessions.length,
+    last: maxIso(total?.last ?? '', last),
+  };
 }
 
 function maxIso(a: string, b: string): string {

@@ -7,7 +7,7 @@ import {
   type Schema,
 } from './schema.js';
 import type {
-  Baseline, BurnedPattern, Cursor, Effectiveness, LedgerEntry, LlmCacheEntry, PendingCluster, QuarantineEntry, RuleState, SaidByHuman, State,
+  Baseline, BurnedPattern, Cursor, Effectiveness, LedgerEntry, LlmCacheEntry, PendingCluster, QuarantineEntry, RuleExposure, RuleState, SaidByHuman, State,
 } from './state-types.js';
 import type { NightRecord } from './night-history.js';
 import type { EmbeddingCacheEntry } from './similarity.js';
@@ -82,6 +82,8 @@ const provenance: Schema<LedgerEntry['provenance']> = object<LedgerEntry['proven
   prompt_version: defaulted(nullable(string()), () => null),
 });
 
+const exposure: Schema<RuleExposure> = object<RuleExposure>({ session_start: integer(), reminder: integer(), sessions: integer(), last: isoDate });
+
 const rule: Schema<LedgerEntry> = object<LedgerEntry>({
   id: ruleId, cluster_id: clusterId, kind, tool_name: string(), error_category: nullable(string()),
   text: string(), text_sha: string(), target, state: oneOf(...RULE_STATES),
@@ -89,7 +91,7 @@ const rule: Schema<LedgerEntry> = object<LedgerEntry>({
   status: optional(oneOf('active', 'validated', 'refined', 'invalidated')),
   last_reinforced: optional(isoDate), last_accessed: optional(nullable(isoDate)), accesses: optional(integer()),
   state_since: optional(isoDate), pinned_from: optional(nullable(oneOf(...RULE_STATES))), weight: optional(number(0, 1)),
-  tool_calls: optional(integer()), effectiveness: optional(nullable(effectiveness)),
+  tool_calls: optional(integer()), effectiveness: optional(nullable(effectiveness)), exposures: optional(exposure),
   supersedes: optional(nullable(ruleId)), superseded_by: optional(nullable(ruleId)),
   archive_reason: optional(nullable(string())), policy_checked: optional(string()),
   template: optional(nullable(string())), template_id: optional(nullable(string())), covers: optional(array(clusterId)),

@@ -66,6 +66,19 @@ export interface Effectiveness {
   tool_calls_since: number;
 }
 
+/**
+ * A rule's exposures since it was written, summed night by night from the hooks' exposure lines:
+ * injected at session start, reminded next to a failure of its cluster, the sessions that saw it (a
+ * night's distinct sessions, summed), and when last. The lines themselves (telemetry, with session_id)
+ * stay the per-session record.
+ */
+export interface RuleExposure {
+  session_start: number;
+  reminder: number;
+  sessions: number;
+  last: string;
+}
+
 export interface LedgerEntry {
   id: string;
   cluster_id: string;
@@ -103,6 +116,8 @@ export interface LedgerEntry {
   /** Calls of the rule's tool counted since adoption (effectiveness needs the tool to stay in use). */
   tool_calls?: number;
   effectiveness?: Effectiveness | null;
+  /** How often hooks put the rule in front of the agent (see RuleExposure); absent until the first time. */
+  exposures?: RuleExposure;
   supersedes?: string | null;
   superseded_by?: string | null;
   /** Why it was archived (shown in the archive file and by `list`). */

@@ -7,7 +7,7 @@ import type { LedgerEntry, RuleState, State } from './state-types.js';
 
 export type {
   Baseline, BurnedPattern, Cursor, Effectiveness, EffectivenessVerdict, LedgerEntry, LlmCacheEntry, PendingCluster, QuarantineEntry,
-  RuleState, RuleStatus, SaidByHuman, State,
+  RuleExposure, RuleState, RuleStatus, SaidByHuman, State,
 } from './state-types.js';
 
 export const STATE_VERSION = 1;

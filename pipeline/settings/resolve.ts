@@ -2,6 +2,9 @@ import { errors, SleepCycleError } from '../model/errors.js';
 import { yamlLib } from '../io/yaml-lib.js';
 import { defaultSettings, SETTINGS, SETTING_KEYS, type SettingKey, type Settings } from './schema.js';
 
+/** The optional settings file, relative to the repository root. */
+export const CONFIG_FILE = 'config/sleep-cycle.yaml';
+
 export type SettingSource = 'default' | 'file' | 'env' | 'flag';
 
 export interface ResolvedSettings {
@@ -15,6 +18,8 @@ export interface ResolveSettingsOptions {
   filePath: string;
   env: Record<string, string | undefined>;
   flags: Partial<Settings>;
+  /** Parses the file's YAML (default: the yaml library; the hook passes one that caches the result). */
+  parseYaml?: (text: string) => unknown;
 }
 
 /** Defaults < config file < SLEEP_CYCLE_* environment < flags. Pure: never reads or prints. */
@@ -28,7 +33,7 @@ export function resolveSettings(options: ResolveSettingsOptions): ResolvedSettin
     sources[key] = source;
   };
 
-  for (const [key, value] of Object.entries(parseFile(options.fileText, options.filePath))) {
+  for (const [key, value] of Object.entries(parseFile(options.fileText, options.filePath, options.parseYaml))) {
     apply(knownKey(key, options.filePath), value, 'file', options.filePath);
   }
   for (const key of SETTING_KEYS) {
@@ -61,11 +66,11 @@ export function envName(key: SettingKey): string {
   return `SLEEP_CYCLE_${key.toUpperCase()}`;
 }
 
-function parseFile(text: string | undefined, file: string): Record<string, unknown> {
+function parseFile(text: string | undefined, file: string, parseYaml = (yaml: string): unknown => yamlLib().parse(yaml)): Record<string, unknown> {
   if (text === undefined || text.trim() === '') return {};
   let data: unknown;
   try {
-    data = yamlLib().parse(text);
+    data = parseYaml(text);
   } catch (error) {
     throw new SleepCycleError('E_CONFIG', `${file}: not valid YAML: ${(error as Error).message}`, { file });
   }

@@ -60,6 +60,7 @@ export interface Settings {
   embedding_model_path: string;
   embedding_allow_remote: boolean;
   embedding_cache_max: number;
+  context_budget_chars: number;
 }
 
 export type DecayFunctionName = 'power-law' | 'exponential' | 'linear' | 'step';
@@ -283,6 +284,7 @@ export const SETTINGS: Record<SettingKey, SettingSpec> = {
   embedding_model_path: { description: 'Folder holding local models (<path>/<owner>/<name>/ with tokenizer.json, config.json and onnx/model.onnx), relative to the repository root.', default: '.sleep-cycle/models', check: path, fromEnv: (t) => t },
   embedding_allow_remote: { description: 'Let the embeddings method download embedding_model from the Hugging Face Hub when it is not under embedding_model_path (off: nothing is downloaded).', default: false, check: bool, fromEnv: asBool },
   embedding_cache_max: { description: 'Most embedding vectors kept in state (by text hash) between nights.', default: 2000, check: int(0, 1_000_000), fromEnv: asNumber },
+  context_budget_chars: { description: 'Most characters of rules the session-start hook puts in the agent\'s context (0: none).', default: 2000, check: int(0, 100_000), fromEnv: asNumber },
 };
 
 export const SETTING_KEYS = Object.keys(SETTINGS) as SettingKey[];

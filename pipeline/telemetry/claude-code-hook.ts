@@ -20,6 +20,8 @@ export type ClaudeCodeHook =
    * a prompt under `askKey`, whose wait is not the tool's: see human-wait.ts).
    */
   | { kind: 'post'; toolUseId: string | undefined; askKey: string; permissionMode: string | undefined; call: Omit<TelemetryCall, 'durationMs'> }
+  /** A session starts (or resumes, or its context was cleared or compacted): time to show the rules. */
+  | { kind: 'session'; sessionId: string | undefined; source: string | undefined }
   | { kind: 'reject'; reason: string };
 
 export const CLAUDE_CODE_AGENT = 'claude-code';
@@ -39,6 +41,9 @@ export function parseClaudeCodeHook(text: string, categories: readonly CategoryP
 
 export function mapClaudeCodeHook(payload: Record<string, unknown>, categories: readonly CategoryPattern[] = []): ClaudeCodeHook {
   const event = payload.hook_event_name;
+  if (event === 'SessionStart') {
+    return { kind: 'session', sessionId: isId(payload.session_id) ? payload.session_id : undefined, source: isId(payload.source) ? payload.source : undefined };
+  }
   if (event !== 'PreToolUse' && event !== 'PostToolUse' && event !== 'PostToolUseFailure' && event !== 'PermissionRequest') {
     return reject(typeof event === 'string' ? `unsupported hook_event_name "${event.slice(0, 40)}"` : 'missing hook_event_name');
   }

@@ -20,6 +20,12 @@ export interface TelemetryEvent {
    * logger may write more), so it is checked only for being a string.
    */
   input_summary?: string;
+  /**
+   * Set on a line that records no tool call but rules put in front of the agent (their ids in
+   * memory_refs): `session_start` (injected when the session began) or `reminder` (shown next to a
+   * failure of their cluster). Ingest counts these as exposures and accesses, never as calls.
+   */
+  exposure?: string;
 }
 
 /**
@@ -100,6 +106,7 @@ export function checkEventTime(value: unknown): number | InvalidReason {
   if (!optionalString(e.error_category) || !optionalString(e.error_message)) return 'bad_optional_field';
   if (!optionalString(e.session_id) || !optionalString(e.agent) || !optionalString(e.input_summary)) return 'bad_optional_field';
   if (e.memory_refs !== undefined && !isStringArray(e.memory_refs)) return 'bad_optional_field';
+  if (!optionalString(e.exposure)) return 'bad_optional_field';
   return ts;
 }
 

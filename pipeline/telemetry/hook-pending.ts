@@ -12,6 +12,8 @@ export type PendingTable = Map<string, number>;
 
 export const PENDING_MAX_AGE_MS = 60 * 60 * 1000;
 export const PENDING_MAX_ENTRIES = 1000;
+/** The hook's tables are scratch (a lost one costs a duration or one reminder more): written without fsync. */
+export const SCRATCH = { durable: false } as const;
 
 /** Tolerant: a missing, torn or foreign file is an empty table (the worst case is a duration of 0). */
 export function parsePending(text: string | undefined): PendingTable {
@@ -48,7 +50,7 @@ export async function recordPending(fs: FsPort, path: string, toolUseId: string,
   await withPendingLock(fs, path, nowMs, async () => {
     const table = prunePending(parsePending(await fs.readText(path)), nowMs);
     table.set(toolUseId, nowMs);
-    await fs.writeAtomic(path, renderPending(prunePending(table, nowMs)));
+    await fs.writeAtomic(path, renderPending(prunePending(table, nowMs)), SCRATCH);
   });
 }
 
@@ -73,7 +75,7 @@ export async function claimPendingAll(fs: FsPort, path: string, keys: readonly s
       found.set(key, at);
       table.delete(key);
     }
-    if (found.size > 0) await fs.writeAtomic(path, renderPending(table));
+    if (found.size > 0) await fs.writeAtomic(path, renderPending(table), SCRATCH);
     return found;
   });
 }
@@ -88,7 +90,7 @@ const LOCK_STALE_MS = 2000;
  * Runs `fn` holding `<path>.lock` (created exclusively). Bounded: after ~0.3 s of waiting it runs
  * anyway, because a lost duration is cheaper than a stalled agent.
  */
-async function withPendingLock<T>(fs: FsPort, path: string, nowMs: number, fn: () => Promise<T>): Promise<T> {
+export async function withPendingLock<T>(fs: FsPort, path: string, nowMs: number, fn: () => Promise<T>): Promise<T> {
   const lock = `${path}.lock`;
   let held = false;
   let torn = 0;

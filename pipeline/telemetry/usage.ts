@@ -1,3 +1,4 @@
+import { redact } from '../safety/redact.js';
 
 /** What the lifecycle needs to know about a night's telemetry besides its clusters. */
 export interface UsageSummary {
@@ -5,6 +6,32 @@ export interface UsageSummary {
   tools: Record<string, number>;
   /** Rule id -> how often agents listed it in `memory_refs`, and when last. */
   refs: Record<string, { count: number; last: string }>;
+  /** Rule id -> how often a hook put it in front of the agent, by kind, and in which sessions (exposures). */
+  exposures: Record<string, RuleExposures>;
+}
+
+/**
+ * One night's exposures of a rule: `session_start` (injected when a session began), `reminder` (shown
+ * next to a failure of its cluster), when last, and the sessions (first MAX_EXPOSED_SESSIONS, sorted),
+ * so that a rule's failures can be compared between sessions that saw it and sessions that did not.
+ */
+export interface RuleExposures {
+  session_start: number;
+  reminder: number;
+  last: string;
+  sessions: string[];
+}
+
+export const EXPOSURE_KINDS = ['session_start', 'reminder'] as const;
+export type ExposureKind = (typeof EXPOSURE_KINDS)[number];
+/** Sessions kept per rule and night (a flood of invented sessions must not grow memory). */
+export const MAX_EXPOSED_SESSIONS = 200;
+
+interface ExposureCount {
+  session_start: number;
+  reminder: number;
+  last: number;
+  sessions: Set<string>;
 }
 
 const RULE_ID = /^r-[0-9a-f]{4,16}$/;
@@ -18,6 +45,7 @@ export class UsageCounter {
   /** Tool name -> its call count, in a box so a call costs one lookup. */
   private readonly tools = new Map<string, { calls: number }>();
   private readonly refs = new Map<string, { count: number; last: number }>();
+  private readonly exposures = new Map<string, ExposureCount>();
 
   /** One call of the tool named `toolName` (raw). */
   addCall(toolName: string): void {
@@ -40,14 +68,42 @@ export class UsageCounter {
     }
   }
 
+  /**
+   * A hook's exposure line: the rules it put in front of the agent. A reminder (the rule shown because
+   * its failure just happened) is an access, like memory_refs, and reinforces the rule. Injection at
+   * session start does not reset the rule's decay: every session shows the top of the list, and that
+   * would keep those rules at full weight for as long as the agent is used, whether or not they still
+   * help; the lifecycle counts it as an access for the rule's importance only (lifecycle-evaluate.ts).
+   * An unknown kind counts as an access: a newer hook's kind must not break an older night.
+   */
+  addExposure(kind: string, refs: string[], session: string | undefined, ts: number): void {
+    if (kind !== 'session_start') this.addRefs(refs, ts);
+    if (kind !== 'session_start' && kind !== 'reminder') return;
+    for (const id of refs) {
+      if (!RULE_ID.test(id)) continue;
+      let seen = this.exposures.get(id);
+      if (seen === undefined) {
+        if (this.exposures.size >= MAX_KEYS) continue;
+        this.exposures.set(id, (seen = { session_start: 0, reminder: 0, last: ts, sessions: new Set() }));
+      }
+      seen[kind] += 1;
+      if (ts > seen.last) seen.last = ts;
+      if (session !== undefined && session.length <= 200 && seen.sessions.size < MAX_EXPOSED_SESSIONS) seen.sessions.add(session);
+    }
+  }
+
   /** A name or id was turned away at the cap. */
   get full(): boolean {
-    return this.tools.size >= MAX_KEYS || this.refs.size >= MAX_KEYS;
+    return this.tools.size >= MAX_KEYS || this.refs.size >= MAX_KEYS || this.exposures.size >= MAX_KEYS;
   }
 
   /** Plain data for another thread, in first-seen order. */
   toState(): UsageState {
-    return { tools: [...this.tools].map(([name, tool]) => [name, tool.calls]), refs: [...this.refs].map(([id, seen]) => [id, { ...seen }]) };
+    return {
+      tools: [...this.tools].map(([name, tool]) => [name, tool.calls]),
+      refs: [...this.refs].map(([id, seen]) => [id, { ...seen }]),
+      exposures: [...this.exposures].map(([id, seen]) => [id, { ...seen, sessions: [...seen.sessions] }]),
+    };
   }
 
   /**
@@ -55,7 +111,8 @@ export class UsageCounter {
    * over both would: not when either side reached the cap, since past it the order decides what counts.
    */
   canMerge(other: UsageState): boolean {
-    return this.tools.size + other.tools.length < MAX_KEYS && this.refs.size + other.refs.length < MAX_KEYS;
+    return this.tools.size + other.tools.length < MAX_KEYS && this.refs.size + other.refs.length < MAX_KEYS
+      && this.exposures.size + other.exposures.length < MAX_KEYS && other.exposures.every(([id, seen]) => (this.exposures.get(id)?.sessions.size ?? 0) + seen.sessions.length < MAX_EXPOSED_SESSIONS);
   }
 
   merge(other: UsageState): void {
@@ -73,6 +130,17 @@ export class UsageCounter {
         this.refs.set(id, { ...seen });
       }
     }
+    for (const [id, seen] of other.exposures) {
+      const mine = this.exposures.get(id);
+      if (!mine) {
+        this.exposures.set(id, { ...seen, sessions: new Set(seen.sessions) });
+        continue;
+      }
+      mine.session_start += seen.session_start;
+      mine.reminder += seen.reminder;
+      if (seen.last > mine.last) mine.last = seen.last;
+      for (const session of seen.sessions) if (mine.sessions.size < MAX_EXPOSED_SESSIONS) mine.sessions.add(session);
+    }
   }
 
   /** Tool names go through the same cleaner as clusters, so they match the ledger's tool_name. */
@@ -85,15 +153,20 @@ export class UsageCounter {
     }
     const refs = Object.create(null) as UsageSummary['refs'];
     for (const [id, seen] of [...this.refs].sort(([a], [b]) => (a < b ? -1 : 1))) refs[id] = { count: seen.count, last: new Date(seen.last).toISOString() };
-    return { tools, refs };
+    const exposures: UsageSummary['exposures'] = {};
+    for (const [id, seen] of [...this.exposures].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      exposures[id] = { session_start: seen.session_start, reminder: seen.reminder, last: new Date(seen.last).toISOString(), sessions: [...new Set([...seen.sessions].map(redact))].sort() };
+    }
+    return { tools, refs, exposures };
   }
 }
 
 export interface UsageState {
   tools: [string, number][];
   refs: [string, { count: number; last: number }][];
+  exposures: [string, { session_start: number; reminder: number; last: number; sessions: string[] }][];
 }
 
 export function emptyUsage(): UsageSummary {
-  return { tools: Object.create(null) as Record<string, number>, refs: Object.create(null) as UsageSummary['refs'] };
+  return { tools: Object.create(null) as Record<string, number>, refs: Object.create(null) as UsageSummary['refs'], exposures: Object.create(null) as UsageSummary['exposures'] };
 }

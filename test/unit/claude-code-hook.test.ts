@@ -271,11 +271,14 @@ describe('the pending table', () => {
 });
 
 describe('examples/claude-code/settings.json', () => {
-  it('installs the hook on PreToolUse, PostToolUse and PostToolUseFailure, as init prints it', () => {
+  it('installs the hook on SessionStart, PreToolUse, PermissionRequest, PostToolUse and PostToolUseFailure, as init prints it', () => {
     const example = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'examples', 'claude-code', 'settings.json'), 'utf8'));
-    expect(Object.keys(example.hooks)).toEqual(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
-    for (const entries of Object.values(example.hooks) as any[]) {
-      expect(entries).toEqual([{ matcher: '*', hooks: [{ type: 'command', command: '\"$CLAUDE_PROJECT_DIR\"/node_modules/.bin/sleep-cycle hook claude-code' }] }]);
+    expect(Object.keys(example.hooks)).toEqual(['SessionStart', 'PreToolUse', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure']);
+    const hooks = [{ type: 'command', command: '\"$CLAUDE_PROJECT_DIR\"/node_modules/.bin/sleep-cycle hook claude-code' }];
+    // SessionStart matches on how a session began (startup, resume, clear, compact): no matcher is all of them.
+    expect(example.hooks.SessionStart).toEqual([{ hooks }]);
+    for (const [event, entries] of Object.entries(example.hooks) as [string, any][]) {
+      if (event !== 'SessionStart') expect(entries).toEqual([{ matcher: '*', hooks }]);
     }
     expect(example).toEqual(JSON.parse(HOOK_SNIPPET));
   });

@@ -1,0 +1,28 @@
+import { systemClock } from '../io/clock.js';
+import { nodeFs } from '../io/fs.js';
+import { readProcessStdin } from '../io/stdin.js';
+import type { HookArgs } from './hook-args.js';
+import { hookCommand } from './hook-command.js';
+
+/**
+ * The hook's own entry (bundled apart, see scripts/bundle-entries.ts): the hook command with the real
+ * effects, without the command table. It exits 0 whatever happens, as `runCli` does for `hook`:
+ * Claude Code blocks the tool call when a hook exits 2.
+ */
+export async function runHookMain(args: HookArgs): Promise<number> {
+  const deps = {
+    fs: nodeFs,
+    clock: systemClock,
+    env: process.env,
+    cwd: process.cwd(),
+    stdout: (text: string) => void process.stdout.write(text),
+    stderr: (text: string) => void process.stderr.write(text),
+    readStdin: readProcessStdin,
+  };
+  try {
+    await hookCommand(args.agent, { ...(args.root !== undefined ? { root: args.root } : {}), json: args.json }, deps);
+  } catch {
+    // hookCommand already turns every failure into a rejects line; this is the last guard.
+  }
+  return 0;
+}
