@@ -19,7 +19,8 @@ const failure = (session: string, command: string, error: string, id: string): P
 const start = (session: string): Payload => ({ session_id: session, transcript_path: '/dev/null', hook_event_name: 'SessionStart', source: 'startup' });
 
 const PYTEST = 'Exit code 127\nbash: pytest: command not found';
-const RUFF = 'Exit code 127\nbash: ruff: command not found';
+// Causes that differ (not one missing program three times): rules whose advice is the same are one bullet.
+const RUFF = 'Exit code 2\nerror: Failed to parse /repo/pyproject.toml: TOML parse error at line 3, column 1';
 
 async function hook(dir: string, payload: Payload | string, now: string) {
   const run = await sc(dir, ['hook', 'claude-code'], { stdin: typeof payload === 'string' ? payload : JSON.stringify(payload), now });
@@ -67,7 +68,7 @@ describe('session start: the rules in the agent context', () => {
   });
 
   it('puts pinned and validated rules first, then the heavier, and stays within context_budget_chars', async () => {
-    const { dir, ids } = await dayAndNight([['pytest -q', PYTEST], ['ruff check .', RUFF], ['mypy .', 'Exit code 127\nbash: mypy: command not found']]);
+    const { dir, ids } = await dayAndNight([['pytest -q', PYTEST], ['ruff check .', RUFF], ['mypy .', "Exit code 1\nsrc/app.py:3: error: Module 'yaml' has no attribute 'load_all'  [attr-defined]"]]);
     const ledger = state(dir);
     const [a, b, c] = ids as [string, string, string];
     ledger.rules[a].weight = 0.55;
@@ -150,7 +151,7 @@ describe('just in time: the rule next to a failure of its cluster', () => {
     expect(ruff).toMatchObject({ status: 'applied' });
     const reminded = await hook(dir, failure('s9', 'ruff check src', RUFF, 'r9'), '2026-11-22T09:00:00Z');
     expect(reminded.output?.hookSpecificOutput.additionalContext).toContain(`[${ruff.id}]`);
-    expect(JSON.parse(read(dir, '.sleep-cycle/hook-keys.json')).pairs).toEqual(['pytest\u0000dependency_missing', 'ruff\u0000dependency_missing']);
+    expect(JSON.parse(read(dir, '.sleep-cycle/hook-keys.json')).pairs).toEqual(['pytest\u0000dependency_missing', `ruff\u0000${ruff.error_category}`]);
   });
 
   it('a rule written before templates (no template in the ledger) covers its whole family and category', async () => {
