@@ -116,6 +116,22 @@ describe('hostile repository: links, devices and FIFOs', () => {
     expect(git(dir, 'rev-parse', 'HEAD')).toBe(headBefore);
   });
 
+  it('a rotated copy that is a link leaving the repository: E_IO once the night looks for rotated copies; nothing outside changes', async () => {
+    const dir = repo();
+    const outside = outsideDir();
+    expect((await cli(dir, ['run'])).code).toBe(0);
+    // Rotation: the log moves to .1, which an attacker replaces with a link out; a new log starts.
+    writeFileSync(join(outside.dir, 'folder', 'other.jsonl'), lines(...failures(3, {})));
+    symlinkSync(join(outside.dir, 'folder', 'other.jsonl'), join(dir, `${TELEMETRY}.1`));
+    writeFileSync(join(dir, TELEMETRY), lines(...failures(3, { timestamp: '2026-11-21T10:00:00.000Z', error_message: 'fatal: later' })));
+    const before = outside.snapshot();
+    const run = await runWithin(dir, ['run', '--now', '2026-11-22T03:00:00Z']);
+    expect(run.code).toBe(1);
+    expect(run.json.error.code).toBe('E_IO');
+    expect(run.json.error.message).toContain(`${TELEMETRY}.1 resolves (through a link) to ${join(outside.dir, 'folder', 'other.jsonl')}`);
+    expect(outside.snapshot()).toEqual(before);
+  });
+
   it('the log is a link to /dev/zero: an error at once, not a hang', async () => {
     const dir = repo();
     execFileSync('rm', [join(dir, TELEMETRY)]);
