@@ -345,6 +345,7 @@ try {
       peak_rss_mb: mib(median(list.map((x) => x.rss_kb))),
       seconds: Math.round(m.ms) / 1000,
       wall_seconds: Math.round(m.wall_ms) / 1000,
+      ...(m.cpu_ms !== undefined ? { cpu_seconds: Math.round(m.cpu_ms) / 1000 } : {}),
       lines, runs: list.length,
     };
   };
@@ -382,6 +383,8 @@ try {
     startup_run_ms: round(median(runTimes), 1),
     startup_node_ms: round(median(nodeTimes), 1),
     startup_budget_ms: round(2 * median(nodeTimes) + 150, 1),
+    // The machine may be shared: a load far above its cores makes every wall time (and ratio) noisy.
+    load_avg_1m_at_end: round(loadavg()[0], 2),
     ...(o.tokens ? { vs_stream_json_tokens: round(byKey['ours-ingest'].lines_per_s / byKey['stream-tokens'].lines_per_s) } : {}),
     ...hooks.details,
   };
@@ -417,13 +420,13 @@ function renderText(doc) {
   const fmt = (n) => n.toLocaleString('en-US');
   const out = [
     `sleep-cycle bench — ${fmt(doc.lines)} lines (${(doc.bytes / MB).toFixed(1)} MiB), ${doc.date}`,
-    `machine: ${m.os}; ${m.cpu}; ${m.cores} cores; ${m.memory_gb} GB; node ${m.node}; load average at start ${m.load_avg_1m_at_start}`,
+    `machine: ${m.os}; ${m.cpu}; ${m.cores} cores; ${m.memory_gb} GB; node ${m.node}; load average at start ${m.load_avg_1m_at_start}, at the end ${doc.details.load_avg_1m_at_end}`,
     `source: ${doc.source.commit ?? 'unknown commit'}${doc.source.pipeline_dirty ? ' + uncommitted changes in pipeline/' : ''}`,
     '',
-    `${'row'.padEnd(92)} ${'lines/s'.padStart(11)} ${'peak RSS MB'.padStart(12)} ${'seconds'.padStart(8)}`,
+    `${'row'.padEnd(92)} ${'lines/s'.padStart(11)} ${'peak RSS MB'.padStart(12)} ${'seconds'.padStart(8)} ${'cpu s'.padStart(8)}`,
   ];
   for (const r of doc.rows) {
-    out.push(`${r.name.padEnd(92)} ${fmt(r.lines_per_s).padStart(11)} ${r.peak_rss_mb.toFixed(1).padStart(12)} ${r.seconds.toFixed(3).padStart(8)}`);
+    out.push(`${r.name.padEnd(92)} ${fmt(r.lines_per_s).padStart(11)} ${r.peak_rss_mb.toFixed(1).padStart(12)} ${r.seconds.toFixed(3).padStart(8)} ${(r.cpu_seconds?.toFixed(3) ?? '-').padStart(8)}`);
   }
   const d = doc.details;
   const explain = {
