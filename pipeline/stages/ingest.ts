@@ -8,6 +8,7 @@ import type { Cluster } from '../model/cluster.js';
 import { IngestFold, type InvalidLine, type LineCounts } from '../ingest/fold.js';
 import { readSplit, splittableSize } from '../ingest/split.js';
 import { clustersByTemplate } from '../ingest/by-template.js';
+import { widenedCoverageGuard } from '../ingest/held-coverage.js';
 import { TemplateMiner, type TemplateMinerState } from '../templates/miner.js';
 import type { UsageSummary } from '../telemetry/usage.js';
 
@@ -138,7 +139,7 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
   if (builder.overflow > 0) {
     notices.push(`${builder.overflow} events belonged to clusters beyond max_clusters (${settings.max_clusters}) and were not clustered: the night kept its heaviest clusters and dropped the ${builder.evicted} lightest (any cluster with more than 1 in ${settings.max_clusters} of the night's events is kept). A night with this many distinct patterns looks like a broken log or an attack.`);
   }
-  const clusters = clustersByTemplate(builder, miner, fold.limits, fold.recovery.result());
+  const clusters = clustersByTemplate(builder, miner, fold.limits, fold.recovery.result(), widenedCoverageGuard(Object.values(input.state.rules), () => miner.merged()));
   if (miner.dropped() > 0 || miner.unsaved() > 0) notices.push(templateCapNotice(miner.dropped(), miner.unsaved()));
   return {
     ...input,
