@@ -1,5 +1,6 @@
 import { Option } from 'commander';
 import { resolve } from 'node:path';
+import { nodeFs } from '../io/fs.js';
 import { parseEvents } from '../memory/lifecycle.js';
 import { buildTrends, type Trends } from '../memory/trends.js';
 import type { CliDeps } from './context-from-options.js';
@@ -24,7 +25,9 @@ export async function reportCommand(options: ReportOptions, deps: CliDeps): Prom
   let written: string | null = null;
   if (options.html !== undefined) {
     written = resolve(deps.cwd, options.html);
-    await ctx.fs.writeAtomic(written, renderTrendsHtml(trends, `sleep-cycle trends — ${ctx.now.toISOString().slice(0, 10)}`));
+    // The user names this file on the command line: it may be anywhere they can write (the repository's
+    // own files go through the confined port; this one does not belong to the repository).
+    await nodeFs.writeAtomic(written, renderTrendsHtml(trends, `sleep-cycle trends — ${ctx.now.toISOString().slice(0, 10)}`));
   }
   return printSuccess(deps, Boolean(options.json), { ...trends, html: written }, () => renderText(trends, written));
 }

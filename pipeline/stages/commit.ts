@@ -95,8 +95,11 @@ async function branchHoldsSameChange(ctx: RunContext, branch: string, files: Fil
   return true;
 }
 
-/** State fields set to the run's own time (or derived from it): the same night run later differs only there. */
-const RUN_TIME_KEYS = new Set(['created', 'at', 'last_reinforced', 'state_since', 'weight', 'effectiveness']);
+/**
+ * State fields set to the run's own time (or derived from it): the same night run later differs only there
+ * (`time` and `run` are a recorded night's, state.nights).
+ */
+const RUN_TIME_KEYS = new Set(['created', 'at', 'last_reinforced', 'state_since', 'weight', 'effectiveness', 'time', 'run']);
 
 /** A file's content without the fields that change on every run even when nothing else does. */
 export function stableForm(path: string, content: string): string {
