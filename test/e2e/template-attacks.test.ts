@@ -398,6 +398,34 @@ const BLOCKED_SCENARIOS: ScenarioAttack[] = [
     ],
     expect: { kind: 'rule-written', quoting: 'python -m pytest' },
   },
+  // Leaked until a widened template covered only what its rule's own template admits (ingest/held-coverage.ts): now blocked.
+  // Night 1 writes a rule for `error: checksum of artifact failed`. Night 2: one attacker line `error: 7 of
+  // artifact failed` (a masked value next to the literal) merges the position: the rule now covers
+  // `error: <*> of artifact failed`. Night 3: a different real failure, `signature of artifact failed`,
+  // is covered by the checksum rule: not proposed, only counted as its recurrence.
+  {
+    id: 'coverage-hijack', goal: 4, title: 'one attacker line generalises a covered template, and a different real failure counts as covered',
+    nights: [{ events: deployFailures('error: checksum of artifact failed', 4) }, { events: deployFailures('error: 7 of artifact failed', 1, 'x') }, { events: deployFailures('error: signature of artifact failed', 4) }],
+    expect: { kind: 'rule-written', quoting: 'signature' },
+  },
+  // Night 1 writes a rule for `quota exceeded for region west`; a human deletes it (burned). One attacker
+  // line `… region 9` merges the burned template into `… region <*>`, and the burn follows the merge:
+  // `quota exceeded for region east`, a different real failure, is burned too and never proposed.
+  {
+    id: 'burn-hijack', goal: 4, title: 'one attacker line widens a burned template over a different real failure',
+    nights: [
+      { events: deployFailures('error: quota exceeded for region west', 3) },
+      { editMemory: (m) => m.split('\n').filter((l) => !l.includes('region west')).join('\n') },
+      { events: deployFailures('error: quota exceeded for region 9', 1, 'x') },
+      { events: deployFailures('error: quota exceeded for region east', 4) },
+    ],
+    expect: { kind: 'rule-written', quoting: 'quota exceeded for region' },
+  },
+  {
+    id: 'coverage-hijack-same-night', goal: 4, title: 'the widening line and a different real failure in the same night',
+    nights: [{ events: deployFailures('error: checksum of artifact failed', 4) }, { events: [...deployFailures('error: 7 of artifact failed', 1, 'x'), ...deployFailures('error: signature of artifact failed', 4)] }],
+    expect: { kind: 'rule-written', quoting: 'signature' },
+  },
 ];
 
 /** The deploy scope of a state with these templates added, each with its correct id. */
