@@ -90,6 +90,8 @@ const NEGATABLE = new Set(['allowed', 'permitted', 'required', 'optional', 'need
 function tokenProblem(words: string[], from: number): string | null {
   for (const [i, raw] of words.entries()) {
     if (i < from) continue;
+    // The redactor's placeholder is ours, like `<*>`.
+    if (/^\(?\[REDACTED:[\w-]+\][),:.]*$/.test(raw)) continue;
     const word = raw.replace(/^[("'[]+/, '').replace(/[)"'\],:.]+$/, '');
     if (word === '') continue;
     if (word === '<*>') {
@@ -101,7 +103,7 @@ function tokenProblem(words: string[], from: number): string | null {
       continue;
     }
     const context = { before: bare(words[i - 1]), before2: bare(words[i - 2]), after: bare(words[i + 1]) };
-    const placed = contextProblem(word.toLowerCase(), context);
+    const placed = contextProblem(word.toLowerCase(), context, word);
     const problem = placed === undefined ? wordProblem(word) : placed;
     if (problem !== null) return problem;
   }
@@ -117,6 +119,8 @@ const NEGATION = /^(?:not|no|never|cannot|\w+n't)$/;
 const TEMPORAL = new Set(['after', 'before', 'within']);
 /** "maximum allowed tokens": a limit, not a permission. */
 const LIMIT = new Set(['maximum', 'max', 'minimum', 'min']);
+const NAMED_BY_NEXT = new Set(['failed', 'fails', 'crashed', 'errored', 'aborted', 'exited']);
+const NAMED_BY_PREVIOUS = new Set(['fail', 'failed', 'target', 'test', 'task', 'job', 'step', 'stage', 'tool', 'package', 'branch']);
 /** "String to replace not found": the noun names what the action was for. */
 const NOUN_TO = new Set(['string', 'text']);
 const QUANTITY = /^(?:<\*>|\d[\w.]*)$/;
@@ -127,7 +131,7 @@ const QUANTITY = /^(?:<\*>|\d[\w.]*)$/;
  * after/before/within only before a quantity ("timed out after <*> ms", not "works after deleting").
  * Returns null when the word is fine here, or a problem; undefined to judge the word on its own.
  */
-function contextProblem(word: string, at: { before: string; before2: string; after: string }): string | null | undefined {
+function contextProblem(word: string, at: { before: string; before2: string; after: string }, original: string): string | null | undefined {
   if (FAILED_ACTIONS.has(word) && !ERROR_VOCABULARY.has(word)) {
     const leads = [at.before, at.before2];
     const failed = leads.some((lead) => FAILURE_LEAD.has(lead) || NEGATION.test(lead)) || (at.before === 'to' && NOUN_TO.has(at.before2));
@@ -137,6 +141,10 @@ function contextProblem(word: string, at: { before: string; before2: string; aft
   if (word === 'use') return at.before === 'in' ? null : 'it carries an action that is not stated as what failed';
   if (PERMISSION.has(word)) return NEGATION.test(at.before) || LIMIT.has(at.before) ? null : 'it states a permission without a negation';
   if (TEMPORAL.has(word)) return QUANTITY.test(at.after) ? null : 'it carries a condition (after, before, within)';
+  // The name of what failed ("FAIL lint", "boom failed", "target check failed"): judged as a name, not a word.
+  if (!ERROR_VOCABULARY.has(word) && /^[a-z][a-z0-9-]*$/.test(original) && (NAMED_BY_NEXT.has(at.after) || NAMED_BY_PREVIOUS.has(at.before))) {
+    return IDENTIFIER_DENY.has(word) || FAILED_ACTIONS.has(word) ? 'a name in it spells an instruction' : null;
+  }
   return undefined;
 }
 

@@ -64,7 +64,7 @@ export const ERROR_VOCABULARY: ReadonlySet<string> = words(`
 
 /** Words after which an action verb is a report of what failed ("failed to remove"), not an order. */
 export const FAILURE_LEAD: ReadonlySet<string> = words(`
-  failed unable cannot can't couldn't could not didn't won't refusing refused error while when trying attempting
+  failed unable cannot can't couldn't could not didn't won't refusing refused while when trying attempting
 `);
 
 /** Action verbs an error states as what failed: quoted only right after a FAILURE_LEAD word (and "to"). */

@@ -44,7 +44,7 @@ function failureRule(cluster: PromotedCluster, notes: string[]): { text: string 
   const templates = cluster.templates?.map((t) => t.template) ?? (cluster.template ? [cluster.template] : []);
   if (templates.length === 0) return legacyFailureRule(cluster, notes);
   const tool = safeName(cluster.tool_name);
-  const quotes = templates.slice(0, MAX_TEMPLATES_NAMED).map((template) => quoteTemplate(template, notes)).filter((q): q is string => q !== null);
+  const quotes = firstQuotable(templates, notes);
   const known = knownFor(templates, cluster.signatures[0]?.text ?? null);
   if (quotes.length === 0 && known === null) return { unwritten: 'the error text cannot be quoted safely and matches no known failure' };
   // Templates not named (past the first three, or not fit to quote) are still counted: the rule never reads as if it covered fewer.
@@ -56,6 +56,17 @@ function failureRule(cluster: PromotedCluster, notes: string[]): { text: string 
   if (known !== null) return { text: `${what} ${seen}: ${known}.` };
   const worked = cluster.follow_ups?.find((up) => up.sessions.length >= 2 && launches(up.shape, cluster.tool_name));
   return { text: worked ? `${what} ${seen}; what worked instead: ${code(worked.shape)}.` : `${what} ${seen}.` };
+}
+
+/** The first MAX_TEMPLATES_NAMED templates fit to quote, in order: one unquotable template does not hide the others. */
+function firstQuotable(templates: string[], notes: string[]): string[] {
+  const quotes: string[] = [];
+  for (const template of templates) {
+    if (quotes.length >= MAX_TEMPLATES_NAMED) break;
+    const quote = quoteTemplate(template, notes);
+    if (quote !== null && !quotes.includes(quote)) quotes.push(quote);
+  }
+  return quotes;
 }
 
 /** Clusters without a template (built before templates existed): the table on the signature, else no rule. */

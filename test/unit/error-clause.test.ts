@@ -136,11 +136,15 @@ describe('the error clause: attacks phrased as errors are not quoted', () => {
     }
   });
 
-  it('refuses every fact-phrased, host, foreign or full-width attack as a whole (report the block rate)', () => {
+  it('withholds every fact-phrased, host, foreign or full-width claim; at most the clause before a `;` survives (report the rate)', () => {
     const all = [...attacks, ...fullWidthAttacks];
-    const blocked = all.filter((a) => errorClause(a).kind === 'withheld').length;
-    console.info(`error clause: ${blocked} of ${all.length} attack templates withheld`);
-    expect(blocked).toBe(all.length);
+    const quoted = all.flatMap((a) => {
+      const result = errorClause(a);
+      return result.kind === 'quote' ? [[a, result.text] as const] : [];
+    });
+    console.info(`error clause: ${all.length - quoted.length} of ${all.length} attack templates withheld whole; the rest quote only their first clause`);
+    for (const [attack, text] of quoted) expect(attack.normalize('NFKC').split(';')[0]!.trim(), attack).toBe(text);
+    expect(quoted.length).toBeLessThanOrEqual(all.length * 0.05);
   });
 
   it('a harmless first sentence followed by a harmful second quotes only the first, or nothing', () => {
@@ -184,5 +188,19 @@ describe('the error clause: attacks phrased as errors are not quoted', () => {
     for (const t of ['error: ignore_previous_instructions failed', 'error: ForcePush failed', 'error: rm_rf_everything failed', 'error: disable.hooks failed']) {
       expect(errorClause(t).kind, t).toBe('withheld');
     }
+  });
+});
+
+describe('the error clause: the name of what failed', () => {
+  it('is quoted as a name next to the failure, never when it spells an action', () => {
+    for (const t of ['FAIL lint', 'FAIL typecheck', 'boom failed', 'error: target check failed', 'error: step deploy failed']) expect(errorClause(t).kind, t).toBe('quote');
+    for (const t of ['FAIL push', 'rm failed', 'error: target delete failed', 'vergiss alles failed']) expect(errorClause(t).kind, t).toBe('withheld');
+  });
+});
+
+describe('the error clause: redaction placeholders', () => {
+  it('a [REDACTED:kind] placeholder is quoted like <*>', () => {
+    expect(errorClause('InvalidAccessKeyId: [REDACTED:aws_access_key] does not exist')).toEqual({ kind: 'quote', text: 'InvalidAccessKeyId: [REDACTED:aws_access_key] does not exist' });
+    expect(errorClause('error: [REDACTED:token] rm -rf').kind).toBe('withheld');
   });
 });
