@@ -5,7 +5,7 @@
  * reads each) and a dozen CommonJS files of commander and json-rules-engine (each read, scanned for its
  * exports and wrapped): the pre-session dry run on 10,000 lines went from about 292 to 241 ms. Modules
  * loaded on demand are still evaluated on first use only. The packages loaded on demand and large
- * (the Anthropic SDK, simple-git, yaml) stay external. The library (dist/pipeline/index.js) and every
+ * (the Anthropic SDK, simple-git, yaml, the shell parser) stay external. The library (dist/pipeline/index.js) and every
  * other module stay as tsc wrote them. Usage: `node dist/scripts/bundle-entries.js` (run by
  * `npm run build`, after tsc).
  */
@@ -17,7 +17,7 @@ import { packageRoot } from '../pipeline/io/paths.js';
 const CLI_ENTRY = 'dist/pipeline/cli/main.js';
 const ENTRIES = [CLI_ENTRY, 'dist/pipeline/ingest/range-worker.js'];
 /** Loaded on demand only (an API key, a commit, a settings file), and large: left to Node to load. */
-const EXTERNAL = ['@anthropic-ai/sdk', 'simple-git', 'yaml'];
+const EXTERNAL = ['@anthropic-ai/sdk', 'simple-git', 'yaml', '@ericcornelissen/bash-parser'];
 
 for (const entry of ENTRIES) {
   const path = resolve(packageRoot(), entry);

@@ -119,7 +119,7 @@ const NEGATION = /^(?:not|no|never|cannot|\w+n't)$/;
 const TEMPORAL = new Set(['after', 'before', 'within']);
 /** "maximum allowed tokens": a limit, not a permission. */
 const LIMIT = new Set(['maximum', 'max', 'minimum', 'min']);
-const NAMED_BY_NEXT = new Set(['failed', 'fails', 'crashed', 'errored', 'aborted', 'exited']);
+const NAMED_BY_NEXT = new Set(['failed', 'fails', 'crashed', 'errored', 'aborted', 'exited', 'rejected', 'refused', 'denied', 'blocked']);
 const NAMED_BY_PREVIOUS = new Set(['fail', 'failed', 'target', 'test', 'task', 'job', 'step', 'stage', 'tool', 'package', 'branch']);
 /** "String to replace not found": the noun names what the action was for. */
 const NOUN_TO = new Set(['string', 'text']);

@@ -42,6 +42,10 @@ export function draftOffline(request: SynthesizeRequest): DraftRule {
  */
 function failureRule(cluster: PromotedCluster, notes: string[]): { text: string } | { unwritten: string } {
   const templates = cluster.templates?.map((t) => t.template) ?? (cluster.template ? [cluster.template] : []);
+  // A cluster of the template era (it has a family) that reaches the writer without its templates (a group
+  // carried over from an unwritten night) has nothing quotable left: the category's advice alone would be
+  // generic, so it waits for a human or Claude like the night it came from.
+  if (templates.length === 0 && cluster.family_id) return { unwritten: 'its templates are not known any more (a group carried over) and a category alone is not specific' };
   if (templates.length === 0) return legacyFailureRule(cluster, notes);
   const tool = safeName(cluster.tool_name);
   const quotes = firstQuotable(templates, notes);

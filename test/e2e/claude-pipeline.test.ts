@@ -59,7 +59,7 @@ describe('run with the Claude synthesizer (fake Messages API on 127.0.0.1)', () 
     expect(server.requests).toHaveLength(4);
     for (const request of server.requests) expect(request.rawBody).not.toContain(KEY);
     const explain = await cli(dir, ['explain', again.json.data.proposals[0].id], undefined, env());
-    expect(explain.json.data).toMatchObject({ synthesizer: 'claude:claude-haiku-5-5', model: 'claude-haiku-5-5', prompt_version: '2' });
+    expect(explain.json.data).toMatchObject({ synthesizer: 'claude:claude-haiku-5-5', model: 'claude-haiku-5-5', prompt_version: '3' });
   });
 
   it('--offline writes rules without calling Claude even with a key (the pre-session dry run)', async () => {
@@ -117,7 +117,7 @@ describe('run with the Claude synthesizer (fake Messages API on 127.0.0.1)', () 
     expect(first.json.data.llm.deferred).toHaveLength(1);
     expect(first.json.data.proposals).toHaveLength(1);
     const explained = await cli(dir, ['explain', first.json.data.proposals[0].id]);
-    expect(explained.json.data).toMatchObject({ synthesizer: 'claude:claude-haiku-5-5', model: 'claude-haiku-5-5', prompt_version: '2' });
+    expect(explained.json.data).toMatchObject({ synthesizer: 'claude:claude-haiku-5-5', model: 'claude-haiku-5-5', prompt_version: '3' });
     const status = await cli(dir, ['status']);
     expect(status.json.data.pending).toHaveLength(1);
     server.otherwise(answer('Before git_push, check for a stale .git/index.lock and clear it only when no git process runs.'));
