@@ -53,7 +53,7 @@ describe('the command policy blocks every spelling of each class (model-written 
       const missed: string[] = [];
       for (const text of variants) if ((await findings(text)).length === 0) missed.push(text);
       expect(missed, `${missed.length} of ${variants.length} passed`).toEqual([]);
-    });
+    }, 60_000);
   }
 
   it('tool-name spellings of commands are read as the command', async () => {
@@ -197,5 +197,5 @@ describe('safe rules still pass', () => {
     for (const text of variants) if ((await findings(text)).length > 0) blocked += 1; else missed.push(text);
     console.info(`command policy: ${blocked} of ${variants.length} attack variants blocked (backticks and prose); missed e.g. ${missed.filter((_, i) => i % 25 === 0).join(' | ')}`);
     expect(blocked / variants.length).toBeGreaterThan(0.98);
-  });
+  }, 180_000);
 });
