@@ -9,6 +9,7 @@ import { type DraftRule } from '../model/draft.js';
 import { ruleId } from '../model/rule-id.js';
 import type { PromotedCluster } from '../model/cluster.js';
 import { targetFor, targetKey } from '../model/rule-target.js';
+import { JUDGE_APPROVED } from '../synth/judge.js';
 
 export interface LlmRunStats extends LlmUsage {
   synthesizer: string;
@@ -39,7 +40,7 @@ export async function synthesize<I extends { promoted: PromotedCluster[]; state:
   const llm = ctx.llm;
   const stats: LlmRunStats = {
     synthesizer: llm ? `claude:${llm.model}` : ctx.synthesizer.name,
-    calls: 0, input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0,
+    calls: 0, judge_calls: 0, input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0,
     cache_hits: 0, fallbacks: [], deferred: [],
   };
   const cache = { ...input.state.llm_cache };
@@ -63,11 +64,15 @@ export async function synthesize<I extends { promoted: PromotedCluster[]; state:
     }
     const key = cacheKey(cluster, llm.model, llm.promptVersion, `${targetKey(request.target)}|${ctx.settings.url_allowlist.join(',')}`);
     const cached = cache[key];
-    // State is a file anyone with commit access can edit: a cached answer is checked like a fresh one.
+    // State is a file anyone with commit access can edit: a cached answer is checked like a fresh one,
+    // and one the judge has not approved (under this judge version) goes to the judge before it is used.
     if (cached && checkAnswer({ rule: cached.text, target: 'memory', rationale: 'cached', confidence: 1 }, cluster, { urlAllowlist: ctx.settings.url_allowlist }).ok) {
       stats.cache_hits += 1;
-      drafts.push(fromCache(cached, request));
-      continue;
+      const draft = fromCache(cached, request);
+      if (cached.notes.includes(JUDGE_APPROVED)) {
+        drafts.push(draft);
+        continue;
+      }
     }
     const used = llm.synthesizer.usage();
     if (used.calls >= ctx.settings.max_llm_calls || used.input_tokens + used.output_tokens >= ctx.settings.llm_token_budget) {
@@ -76,8 +81,12 @@ export async function synthesize<I extends { promoted: PromotedCluster[]; state:
       continue;
     }
     try {
-      const draft = await llm.synthesizer.draft(request);
-      cache[key] = { text: draft.text, model: llm.model, prompt_version: llm.promptVersion, notes: draft.notes, at: ctx.now.toISOString() };
+      const written = cached && cached.text !== '' && !cached.notes.includes(JUDGE_APPROVED) ? fromCache(cached, request) : await llm.synthesizer.draft(request);
+      // The independent judge (a fresh context that sees only the rule text) approves every model-written rule.
+      const verdict = await llm.synthesizer.review(written.text, cluster.id);
+      if (!verdict.approved) throw new LlmOutputError(cluster.id, ['the independent judge did not approve the rule']);
+      const draft = { ...written, notes: [...written.notes.filter((n) => !n.startsWith('judge v')), JUDGE_APPROVED] };
+      cache[key] = { text: draft.text, model: llm.model, prompt_version: llm.promptVersion, notes: draft.notes.filter((n) => n !== 'from the response cache (no new call)'), at: ctx.now.toISOString() };
       drafts.push(draft);
     } catch (error) {
       const fallback = await ctx.synthesizer.draft(request);

@@ -8,10 +8,13 @@ import { type DraftRule } from '../model/draft.js';
 import { buildMessageRequest, PROMPT_VERSION, WRITE_RULE_TOOL } from './prompt.js';
 import { redact } from '../safety/redact.js';
 import { scanInstructionLike } from '../safety/scan.js';
+import { buildJudgeRequest, readVerdict, type JudgeVerdict } from './judge.js';
 
 export interface LlmUsage {
   /** messages.create calls made (one per cluster; the SDK's own retries are not counted again). */
   calls: number;
+  /** Judge calls (one per new model-written rule; not counted in `calls` nor against max_llm_calls, tokens are). */
+  judge_calls?: number;
   input_tokens: number;
   output_tokens: number;
   cache_read_input_tokens: number;
@@ -33,6 +36,8 @@ export interface ClaudeSynthesizerOptions {
 
 export interface ClaudeSynthesizer extends Synthesizer {
   usage(): LlmUsage;
+  /** The independent judge's verdict on a rule text (see judge.ts); throws like `draft` when Claude fails. */
+  review(ruleText: string, clusterId: string): Promise<JudgeVerdict>;
 }
 
 /** The model answered, but not with a valid rule. The pipeline falls back to offline for the cluster. */
@@ -92,6 +97,21 @@ export function createClaudeSynthesizer(options: ClaudeSynthesizerOptions): Clau
       }
       addUsage(totals, message.usage);
       return toDraft(message, request, options);
+    },
+    async review(ruleText: string, clusterId: string): Promise<JudgeVerdict> {
+      const { sdk, client: api } = await connect();
+      totals.judge_calls = (totals.judge_calls ?? 0) + 1;
+      let message: Anthropic.Message;
+      try {
+        // A fresh context: the judge sees the rule text alone, never the evidence the writer read.
+        message = await api.messages.create(buildJudgeRequest(ruleText, nonce(), options));
+      } catch (error) {
+        throw translateError(error, sdk, options.apiKey);
+      }
+      addUsage(totals, message.usage);
+      const read = readVerdict(message);
+      if ('problems' in read) throw new LlmOutputError(clusterId, read.problems);
+      return read.verdict;
     },
   };
 }
