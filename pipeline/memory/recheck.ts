@@ -21,7 +21,9 @@ export interface RecheckResult {
 
 /** A fingerprint of the policy's rules: when it changes, every rule in memory is checked again. */
 export function policyFingerprint(policy: SafetyPolicy): string {
-  return createHash('sha256').update(JSON.stringify(policy.rules)).digest('hex').slice(0, 16);
+  // The command policy is part of it: a tightened command list re-checks yesterday's model-written rules too.
+  const checked = policy.commands === undefined ? policy.rules : [policy.rules, policy.commands];
+  return createHash('sha256').update(JSON.stringify(checked)).digest('hex').slice(0, 16);
 }
 
 /**
