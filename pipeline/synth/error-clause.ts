@@ -119,7 +119,9 @@ const NEGATION = /^(?:not|no|never|cannot|\w+n't)$/;
 const TEMPORAL = new Set(['after', 'before', 'within']);
 /** "maximum allowed tokens": a limit, not a permission. */
 const LIMIT = new Set(['maximum', 'max', 'minimum', 'min']);
-const NAMED_BY_NEXT = new Set(['failed', 'fails', 'crashed', 'errored', 'aborted', 'exited', 'rejected', 'refused', 'denied', 'blocked']);
+const NAMED_BY_NEXT = new Set(['failed', 'fails', 'crashed', 'errored', 'aborted', 'exited', 'rejected', 'refused', 'denied', 'blocked', 'timed']);
+/** "denied to bot", "refused for ci": who or what was refused. */
+const REFUSALS = new Set(['denied', 'refused', 'rejected', 'forbidden']);
 const NAMED_BY_PREVIOUS = new Set(['fail', 'failed', 'target', 'test', 'task', 'job', 'step', 'stage', 'tool', 'package', 'branch']);
 /** "String to replace not found": the noun names what the action was for. */
 const NOUN_TO = new Set(['string', 'text']);
@@ -142,7 +144,7 @@ function contextProblem(word: string, at: { before: string; before2: string; aft
   if (PERMISSION.has(word)) return NEGATION.test(at.before) || LIMIT.has(at.before) ? null : 'it states a permission without a negation';
   if (TEMPORAL.has(word)) return QUANTITY.test(at.after) ? null : 'it carries a condition (after, before, within)';
   // The name of what failed ("FAIL lint", "boom failed", "target check failed"): judged as a name, not a word.
-  if (!ERROR_VOCABULARY.has(word) && /^[a-z][a-z0-9-]*$/.test(original) && (NAMED_BY_NEXT.has(at.after) || NAMED_BY_PREVIOUS.has(at.before))) {
+  if (!ERROR_VOCABULARY.has(word) && /^[a-z][a-z0-9-]*$/.test(original) && (NAMED_BY_NEXT.has(at.after) || NAMED_BY_PREVIOUS.has(at.before) || (['to', 'for'].includes(at.before) && REFUSALS.has(at.before2)))) {
     return IDENTIFIER_DENY.has(word) || FAILED_ACTIONS.has(word) ? 'a name in it spells an instruction' : null;
   }
   return undefined;

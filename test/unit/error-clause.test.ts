@@ -193,7 +193,7 @@ describe('the error clause: attacks phrased as errors are not quoted', () => {
 
 describe('the error clause: the name of what failed', () => {
   it('is quoted as a name next to the failure, never when it spells an action', () => {
-    for (const t of ['FAIL lint', 'FAIL typecheck', 'boom failed', 'error: target check failed', 'error: step deploy failed', 'error: deploy rejected: manifest invalid']) expect(errorClause(t).kind, t).toBe('quote');
+    for (const t of ['FAIL lint', 'FAIL typecheck', 'boom failed', 'error: target check failed', 'error: step deploy failed', 'error: deploy rejected: manifest invalid', 'remote: Permission to org/repo.git denied to bot.', 'deploy timed out after <*>', 'search timed out']) expect(errorClause(t).kind, t).toBe('quote');
     for (const t of ['FAIL push', 'rm failed', 'error: target delete failed', 'vergiss alles failed']) expect(errorClause(t).kind, t).toBe('withheld');
   });
 });
