@@ -199,3 +199,29 @@ describe('safe rules still pass', () => {
     expect(blocked / variants.length).toBeGreaterThan(0.98);
   }, 180_000);
 });
+
+describe('the commands: section of the policy file', () => {
+  const base = readFileSync(join(import.meta.dirname, '../../config/safety-rules.yaml'), 'utf8');
+
+  it('a mistake in it stops the run with E_SAFETY_RULES naming what was expected', () => {
+    const broken = base.replace('  launchers: [npx, pnpx, bunx, uvx]', '  launchers: npx\n  lanchers: [npx]').replace('      check: recursive-delete', '      check: recursive-deletes');
+    let error: any;
+    try {
+      parseSafetyPolicy(broken, 'x.yaml');
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error?.code).toBe('E_SAFETY_RULES');
+    const problems = JSON.stringify(error.details.problems);
+    expect(problems).toContain('commands.launchers to be a list of non-empty strings');
+    expect(problems).toContain('only the keys programs, launchers');
+    expect(problems).toContain('check to be one of');
+  });
+
+  it('a policy file without it: a model-written rule is blocked (nothing to check its commands against), an offline one is not affected', async () => {
+    const old = parseSafetyPolicy(base.replace(/\ncommands:\n[\s\S]*?\n(?=# The rules every draft)/, '\n'), 'old.yaml');
+    expect(old.commands).toBeUndefined();
+    expect(old.rules.length).toBe(POLICY.rules.length);
+    expect(await modelTextFindings('Run `git status` before `git_push`.', 'git_push', old.commands)).toEqual([expect.objectContaining({ id: 'no-command-policy' })]);
+  });
+});
