@@ -21,7 +21,7 @@ import { packageRoot } from '../pipeline/io/paths.js';
 
 const CLI_ENTRY = 'dist/pipeline/cli/main.js';
 /** Loaded on demand only (an API key, a commit, a settings file), and large: left to Node to load. */
-const EXTERNAL = ['@anthropic-ai/sdk', 'simple-git', 'yaml', '@huggingface/transformers'];
+const EXTERNAL = ['@anthropic-ai/sdk', 'simple-git', 'yaml', '@huggingface/transformers', '@ericcornelissen/bash-parser'];
 /** The executable's two halves: bundled on their own, loaded by main.js by their path. */
 const HALVES = /^\.\/(hook-main|cli-main)\.js$/;
 

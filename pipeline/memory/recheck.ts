@@ -3,6 +3,7 @@ import { IN_ARCHIVE, IN_TARGET, type LedgerEntry } from './state.js';
 import { evaluateDraft, type Violation } from '../safety/evaluate.js';
 import type { SafetyPolicy } from '../safety/policy.js';
 import { parseTargetKey } from '../model/rule-target.js';
+import { textSha } from '../model/rule-id.js';
 
 /** What the current policy says about a rule already in memory. */
 export interface Recheck {
@@ -20,7 +21,9 @@ export interface RecheckResult {
 
 /** A fingerprint of the policy's rules: when it changes, every rule in memory is checked again. */
 export function policyFingerprint(policy: SafetyPolicy): string {
-  return createHash('sha256').update(JSON.stringify(policy.rules)).digest('hex').slice(0, 16);
+  // The command policy is part of it: a tightened command list re-checks yesterday's model-written rules too.
+  const checked = policy.commands === undefined ? policy.rules : [policy.rules, policy.commands];
+  return createHash('sha256').update(JSON.stringify(checked)).digest('hex').slice(0, 16);
 }
 
 /**
@@ -39,7 +42,9 @@ export async function recheckRules(rules: Record<string, LedgerEntry>, policy: S
   for (const rule of Object.values(rules)) {
     // Archived rules too: a recurrence or a `restore` must not bring back what the policy now blocks.
     if (!IN_TARGET.includes(rule.state) && !IN_ARCHIVE.includes(rule.state)) continue;
-    const mark = `${fingerprint}:${rule.text_sha}`;
+    // The hash of the text itself, never the stored `text_sha`: state.json is a file anyone with commit
+    // access can edit, and a text edited there with its old hash left in place must be checked again.
+    const mark = `${fingerprint}:${textSha(rule.text)}`;
     if (rule.policy_checked === mark) continue;
     const verdict = await evaluateDraft(
       { id: rule.id, clusterId: rule.cluster_id, kind: rule.kind, toolName: rule.tool_name, errorCategory: rule.error_category, text: rule.text, target: parseTargetKey(rule.target), synthesizer: rule.provenance.synthesizer, notes: [] },

@@ -5,6 +5,7 @@ import { extractFacts } from './facts.js';
 import type { RuleFacts } from './facts.js';
 import { registerOperators } from './operators.js';
 import type { SafetyPolicy, Severity } from './policy.js';
+import { isModelWritten, modelTextFindings } from './model-text.js';
 
 export interface Violation {
   ruleId: string;
@@ -40,9 +41,15 @@ export async function evaluateDraft(draft: DraftRule, policy: SafetyPolicy): Pro
     throw errors.internal(`safety check of ${draft.id} evaluated ${results.length + failureResults.length} of ${policy.rules.length} rules`);
   }
   const fired = new Set(results.map((result) => result.name));
-  const violations = policy.rules
+  const violations: Violation[] = policy.rules
     .filter((rule) => fired.has(rule.id))
     .map((rule) => ({ ruleId: rule.id, severity: rule.severity, reason: rule.reason, source: policy.file }));
+  // A model's text is held to the command policy too: every command parsed, the prose to listed actions.
+  if (isModelWritten(draft.synthesizer)) {
+    for (const finding of await modelTextFindings(draft.text, draft.toolName, policy.commands)) {
+      violations.push({ ruleId: `commands/${finding.id}`, severity: 'block', reason: finding.reason, source: policy.file });
+    }
+  }
   return { verdict: verdictOf(violations), violations, evaluated: policy.rules.map((rule) => rule.id) };
 }
 

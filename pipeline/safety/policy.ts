@@ -7,6 +7,7 @@ import { FACT_TYPES } from './facts.js';
 import type { FactType } from './facts.js';
 import { KNOWN_OPERATORS, OPERATOR_SPECS, compileRegex } from './operators.js';
 import type { OperandFact, OperandValue } from './operators.js';
+import { parseCommandPolicy, type CommandPolicy } from './command-policy.js';
 
 export type Severity = 'block' | 'warn';
 
@@ -22,6 +23,8 @@ export interface SafetyPolicy {
   version: 1;
   file: string;
   rules: PolicyRule[];
+  /** The command policy model-written rules are checked against; absent in older policy files. */
+  commands?: CommandPolicy;
 }
 
 interface Problem {
@@ -48,19 +51,23 @@ export function parseSafetyPolicy(text: string, file: string): SafetyPolicy {
   const problems: Problem[] = [];
   const data = parseYaml(text, problems);
   const rules = problems.length === 0 ? validatePolicy(data, problems) : [];
+  const raw = isMapping(data) ? data['commands'] : undefined;
+  const commands = raw === undefined ? undefined : parseCommandPolicy(raw, problems);
   const first = problems[0];
   if (first) throw toError(file, first, problems);
-  return { version: 1, file, rules };
+  return { version: 1, file, rules, ...(commands ? { commands } : {}) };
 }
 
 /** A policy compiled at build time (the shipped default), valid only for the exact text it came from. */
 export interface CompiledPolicy {
   sha256: string;
   rules: PolicyRule[];
+  commands?: CommandPolicy;
 }
 
 export function compilePolicy(text: string, file: string): CompiledPolicy {
-  return { sha256: policyDigest(text), rules: parseSafetyPolicy(text, file).rules };
+  const { rules, commands } = parseSafetyPolicy(text, file);
+  return { sha256: policyDigest(text), rules, ...(commands ? { commands } : {}) };
 }
 
 /**
@@ -72,12 +79,19 @@ export function safetyPolicyOf(text: string, file: string, compiledJson: string 
   if (compiledJson !== undefined) {
     try {
       const compiled = JSON.parse(compiledJson) as Partial<CompiledPolicy>;
-      if (compiled.sha256 === policyDigest(text) && Array.isArray(compiled.rules)) return { version: 1, file, rules: compiled.rules };
+      if (compiled.sha256 === policyDigest(text) && Array.isArray(compiled.rules)) {
+        return { version: 1, file, rules: compiled.rules, ...(compiled.commands ? { commands: withPrototypeFreePrograms(compiled.commands) } : {}) };
+      }
     } catch {
       // A damaged compiled copy is only a missed shortcut.
     }
   }
   return parseSafetyPolicy(text, file);
+}
+
+/** Program names are looked up by key: `constructor` must not find Object's. */
+function withPrototypeFreePrograms(commands: CommandPolicy): CommandPolicy {
+  return { ...commands, programs: Object.assign(Object.create(null) as CommandPolicy['programs'], commands.programs) };
 }
 
 function policyDigest(text: string): string {
@@ -106,8 +120,8 @@ function validatePolicy(data: unknown, problems: Problem[]): PolicyRule[] {
     problems.push({ rule: FILE_LEVEL, expected: 'a mapping with "version: 1" and "rules"', found: data });
     return [];
   }
-  for (const key of Object.keys(data).filter((k) => k !== 'version' && k !== 'rules')) {
-    problems.push({ rule: FILE_LEVEL, expected: 'only the top-level keys version, rules', found: key });
+  for (const key of Object.keys(data).filter((k) => k !== 'version' && k !== 'rules' && k !== 'commands')) {
+    problems.push({ rule: FILE_LEVEL, expected: 'only the top-level keys version, rules, commands', found: key });
   }
   if (data['version'] !== 1) problems.push({ rule: FILE_LEVEL, expected: 'version: 1', found: data['version'] });
   const entries = data['rules'];

@@ -11,6 +11,7 @@ import type { PromotedCluster } from '../model/cluster.js';
 import { targetFor, targetKey } from '../model/rule-target.js';
 import { parseAnswerCache } from '../memory/answer-cache.js';
 import { repoPaths } from '../io/paths.js';
+import { JUDGE_APPROVED } from '../synth/judge.js';
 
 export interface LlmRunStats extends LlmUsage {
   synthesizer: string;
@@ -43,7 +44,7 @@ export async function synthesize<I extends { promoted: PromotedCluster[]; state:
   const llm = ctx.llm;
   const stats: LlmRunStats = {
     synthesizer: llm ? `claude:${llm.model}` : ctx.synthesizer.name,
-    calls: 0, input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0,
+    calls: 0, judge_calls: 0, input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0,
     cache_hits: 0, fallbacks: [], deferred: [],
   };
   // A dry run's answers first, state's over them: the same key is the same evidence, model and prompt.
@@ -70,11 +71,15 @@ export async function synthesize<I extends { promoted: PromotedCluster[]; state:
     }
     const key = cacheKey(cluster, llm.model, llm.promptVersion, `${targetKey(request.target)}|${ctx.settings.url_allowlist.join(',')}`);
     const cached = cache[key];
-    // State is a file anyone with commit access can edit: a cached answer is checked like a fresh one.
+    // State is a file anyone with commit access can edit: a cached answer is checked like a fresh one,
+    // and one the judge has not approved (under this judge version) goes to the judge before it is used.
     if (cached && checkAnswer({ rule: cached.text, target: 'memory', rationale: 'cached', confidence: 1 }, cluster, { urlAllowlist: ctx.settings.url_allowlist }).ok) {
       stats.cache_hits += 1;
-      drafts.push(fromCache(cached, request));
-      continue;
+      const draft = fromCache(cached, request);
+      if (cached.notes.includes(JUDGE_APPROVED)) {
+        drafts.push(draft);
+        continue;
+      }
     }
     // A hard cap: a call is made only when its worst case still fits what is left of the budget.
     const used = llm.synthesizer.usage();
@@ -85,8 +90,12 @@ export async function synthesize<I extends { promoted: PromotedCluster[]; state:
       continue;
     }
     try {
-      const draft = await llm.synthesizer.draft(request);
-      cache[key] = { text: draft.text, model: llm.model, prompt_version: llm.promptVersion, notes: draft.notes, at: ctx.now.toISOString() };
+      const written = cached && cached.text !== '' && !cached.notes.includes(JUDGE_APPROVED) ? fromCache(cached, request) : await llm.synthesizer.draft(request);
+      // The independent judge (a fresh context that sees only the rule text) approves every model-written rule.
+      const verdict = await llm.synthesizer.review(written.text, cluster.id);
+      if (!verdict.approved) throw new LlmOutputError(cluster.id, ['the independent judge did not approve the rule']);
+      const draft = { ...written, notes: [...written.notes.filter((n) => !n.startsWith('judge v')), JUDGE_APPROVED] };
+      cache[key] = { text: draft.text, model: llm.model, prompt_version: llm.promptVersion, notes: draft.notes.filter((n) => n !== 'from the response cache (no new call)'), at: ctx.now.toISOString() };
       newAnswers[key] = cache[key];
       drafts.push(draft);
     } catch (error) {

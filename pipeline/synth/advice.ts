@@ -71,6 +71,8 @@ export const KNOWN_FAILURES: readonly KnownFailure[] = [
   // A test runner's verdict (the error line of a failed test run: pytest, unittest, jest, go, sympy).
   { id: 'tests-failed', test: /^(?:\d+|<\*>) (?:failed|errors?)\b|^FAILED \((?:failures|errors)=|^Tests?:\s+(?:\d+|<\*>) failed|^tests finished: (?:\d+|<\*>) (?:failed|exceptions)|^--- FAIL:/i, advice: 'run the failing test on its own and read its first assertion error before changing code again' },
   { id: 'timeout', test: /timed? ?out|deadline exceeded|took too long/i, advice: 'run long commands with a narrower scope (one test file) or in the background instead of rerunning them unchanged' },
+  // The host is never quoted (error-clause.ts), so a DNS failure needs its own entry to name what happened.
+  { id: 'host-not-found', test: /\bENOTFOUND\b|getaddrinfo|could not resolve host|name or service not known|temporary failure in name resolution/i, advice: 'the host name does not resolve here: check its spelling and whether this environment has network access, instead of retrying the same request' },
   { id: 'connection-refused', test: /\bECONNREFUSED\b|connection refused/i, advice: 'nothing is listening at that address: start the service (or check host and port) before calling it' },
   { id: 'rate-limited', test: /rate.?limit|(?:status|HTTP|code|error)\W{0,3}429\b|\b429 Too Many|too many requests/i, advice: 'wait and retry with backoff, and batch the requests, instead of repeating them at once' },
   { id: 'out-of-memory', test: /out of memory|\bOOM\b|Killed$|JavaScript heap out of memory/i, advice: 'the process ran out of memory: run a smaller part of the work at a time' },

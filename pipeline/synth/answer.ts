@@ -1,5 +1,6 @@
 import type { PromotedCluster } from '../model/cluster.js';
 import { redact } from '../safety/redact.js';
+import { englishProblems } from '../safety/prose-check.js';
 
 /**
  * The boundary check of a model's `write_rule` answer. The model read attacker-controlled text, so its
@@ -19,7 +20,7 @@ export interface CheckAnswerOptions {
 }
 
 const RULE_MIN = 20;
-const RULE_MAX = 300;
+export const RULE_MAX = 300;
 const FIELDS = new Set(['rule', 'target', 'rationale', 'confidence']);
 
 export function checkAnswer(input: unknown, cluster: PromotedCluster, options: CheckAnswerOptions): CheckedAnswer {
@@ -62,6 +63,7 @@ function ruleProblems(value: unknown, toolName: string, allowlist: string[]): st
   if (redact(rule) !== rule) problems.push('rule contains a secret-shaped value');
   problems.push(...urlProblems(rule, allowlist));
   problems.push(...disguiseProblems(rule));
+  problems.push(...englishProblems(rule));
   problems.push(...bareHostProblems(rule, allowlist));
   if (!mentionsTool(rule, toolName)) problems.push('rule does not name the tool');
   return problems;

@@ -2,16 +2,19 @@ import { randomBytes } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
 import { SleepCycleError, truncate } from '../model/errors.js';
 import type { PromotedCluster } from '../model/cluster.js';
-import { checkAnswer } from './answer.js';
+import { checkAnswer, RULE_MAX } from './answer.js';
 import { draftFor, type Synthesizer, type SynthesizeRequest } from './port.js';
 import { type DraftRule } from '../model/draft.js';
 import { buildMessageRequest, PROMPT_VERSION, WRITE_RULE_TOOL } from './prompt.js';
 import { redact } from '../safety/redact.js';
 import { scanInstructionLike } from '../safety/scan.js';
+import { buildJudgeRequest, readVerdict, type JudgeVerdict } from './judge.js';
 
 export interface LlmUsage {
   /** messages.create calls made (one per cluster; the SDK's own retries are not counted again). */
   calls: number;
+  /** Judge calls (one per new model-written rule; not counted in `calls` nor against max_llm_calls, tokens are). */
+  judge_calls?: number;
   input_tokens: number;
   output_tokens: number;
   cache_read_input_tokens: number;
@@ -34,10 +37,13 @@ export interface ClaudeSynthesizerOptions {
 export interface ClaudeSynthesizer extends Synthesizer {
   usage(): LlmUsage;
   /**
-   * The most tokens a draft of this request can cost, before it is made: its input estimated from its
-   * size (a conservative 3 characters per token) plus every output token it may use (`max_tokens`).
+   * The most tokens a draft of this request can cost, before it is made, the judge's call included: each
+   * call's input estimated from its size (a conservative 3 characters per token) plus every output token
+   * it may use (`max_tokens`).
    */
   estimate(request: SynthesizeRequest): number;
+  /** The independent judge's verdict on a rule text (see judge.ts); throws like `draft` when Claude fails. */
+  review(ruleText: string, clusterId: string): Promise<JudgeVerdict>;
 }
 
 /** The model answered, but not with a valid rule. The pipeline falls back to offline for the cluster. */
@@ -85,7 +91,9 @@ export function createClaudeSynthesizer(options: ClaudeSynthesizerOptions): Clau
   return {
     name: `claude:${options.model}`,
     usage: () => ({ ...totals }),
-    estimate: (request) => estimateTokens(buildMessageRequest(request.cluster, request.target.kind, nonce(), options)),
+    // The writer's call and the judge's (its rule at the longest a rule may be): a cluster costs both.
+    estimate: (request) => estimateTokens(buildMessageRequest(request.cluster, request.target.kind, nonce(), options))
+      + estimateTokens(buildJudgeRequest('x'.repeat(RULE_MAX), nonce(), options)),
     async draft(request: SynthesizeRequest): Promise<DraftRule> {
       const { sdk, client: api } = await connect();
       const body = buildMessageRequest(request.cluster, request.target.kind, nonce(), options);
@@ -98,6 +106,21 @@ export function createClaudeSynthesizer(options: ClaudeSynthesizerOptions): Clau
       }
       addUsage(totals, message.usage);
       return toDraft(message, request, options);
+    },
+    async review(ruleText: string, clusterId: string): Promise<JudgeVerdict> {
+      const { sdk, client: api } = await connect();
+      totals.judge_calls = (totals.judge_calls ?? 0) + 1;
+      let message: Anthropic.Message;
+      try {
+        // A fresh context: the judge sees the rule text alone, never the evidence the writer read.
+        message = await api.messages.create(buildJudgeRequest(ruleText, nonce(), options));
+      } catch (error) {
+        throw translateError(error, sdk, options.apiKey);
+      }
+      addUsage(totals, message.usage);
+      const read = readVerdict(message);
+      if ('problems' in read) throw new LlmOutputError(clusterId, read.problems);
+      return read.verdict;
     },
   };
 }

@@ -6,6 +6,7 @@ import { draftFor, type Synthesizer, type SynthesizeRequest } from './port.js';
 import { type DraftRule } from '../model/draft.js';
 import { redact } from '../safety/redact.js';
 import { safeQuote, shortenAtWord } from './quote.js';
+import { errorClause } from './error-clause.js';
 import { scanInstructionLike } from '../safety/scan.js';
 
 const MAX_QUOTE = 90;
@@ -41,19 +42,35 @@ export function draftOffline(request: SynthesizeRequest): DraftRule {
  */
 function failureRule(cluster: PromotedCluster, notes: string[]): { text: string } | { unwritten: string } {
   const templates = cluster.templates?.map((t) => t.template) ?? (cluster.template ? [cluster.template] : []);
+  // A cluster of the template era (it has a family) that reaches the writer without its templates (a group
+  // carried over from an unwritten night) has nothing quotable left: the category's advice alone would be
+  // generic, so it waits for a human or Claude like the night it came from.
+  if (templates.length === 0 && cluster.family_id) return { unwritten: 'its templates are not known any more (a group carried over) and a category alone is not specific' };
   if (templates.length === 0) return legacyFailureRule(cluster, notes);
   const tool = safeName(cluster.tool_name);
-  const quotes = templates.slice(0, MAX_TEMPLATES_NAMED).map((template) => quoteTemplate(template, notes)).filter((q): q is string => q !== null);
+  const quotes = firstQuotable(templates, notes);
   const known = knownFor(templates, cluster.signatures[0]?.text ?? null);
   if (quotes.length === 0 && known === null) return { unwritten: 'the error text cannot be quoted safely and matches no known failure' };
   // Templates not named (past the first three, or not fit to quote) are still counted: the rule never reads as if it covered fewer.
   const more = templates.length > quotes.length ? ` (and ${templates.length - quotes.length} more)` : '';
-  const what = quotes.length > 0 ? `${code(tool)} fails with ${quotes.map(code).join(' or ')}${more}` : `${code(tool)} fails with ${code(cluster.error_category ?? 'uncategorized')} errors`;
+  // Nothing quotable but a known failure: the template's id says which error it is (`sleep-cycle templates` shows it).
+  const what = quotes.length > 0 ? `${code(tool)} fails with ${quotes.map(code).join(' or ')}${more}` : `${code(tool)} fails with ${templateIds(cluster)}`;
   const again = cluster.refines ? ', even after an earlier rule' : '';
   const seen = `(${times(cluster.count)} in ${sessions(cluster.sessions.length)}${again})`;
   if (known !== null) return { text: `${what} ${seen}: ${known}.` };
   const worked = cluster.follow_ups?.find((up) => up.sessions.length >= 2 && launches(up.shape, cluster.tool_name));
   return { text: worked ? `${what} ${seen}; what worked instead: ${code(worked.shape)}.` : `${what} ${seen}.` };
+}
+
+/** The first MAX_TEMPLATES_NAMED templates fit to quote, in order: one unquotable template does not hide the others. */
+function firstQuotable(templates: string[], notes: string[]): string[] {
+  const quotes: string[] = [];
+  for (const template of templates) {
+    if (quotes.length >= MAX_TEMPLATES_NAMED) break;
+    const quote = quoteTemplate(template, notes);
+    if (quote !== null && !quotes.includes(quote)) quotes.push(quote);
+  }
+  return quotes;
 }
 
 /** Clusters without a template (built before templates existed): the table on the signature, else no rule. */
@@ -83,29 +100,33 @@ function knownFor(templates: string[], signature: string | null): string | null 
   return named?.id === first.id ? named.advice : first.advice;
 }
 
-/** A template fit to quote in code formatting: plain, error-like, at most 14 words and 100 characters. */
+/**
+ * The template's error clause, fit to quote in code formatting (see error-clause.ts for its grammar), or
+ * null when nothing safe is left. Redacted first; the instruction scanner and the plain-quote check stay
+ * behind the grammar as a second line.
+ */
 function quoteTemplate(template: string, notes: string[]): string | null {
-  const clean = redact(template).replace(/[\u0000-\u001f\u007f`]/g, ' ').replace(/\s+/g, ' ').trim();
-  const words = clean.split(' ');
-  const short = shortenAtWord(words.length > MAX_WORDS ? `${words.slice(0, MAX_WORDS).join(' ')} …` : clean, MAX_TEMPLATE);
-  if (short === null) return null;
-  const body = short.replace(/\s?…$/, '');
-  const scan = scanInstructionLike(body);
+  const clean = redact(template);
+  // The whole template, not only its clause: an injection anywhere in it is reason enough not to quote it.
+  const scan = scanInstructionLike(clean);
   if (scan.flagged) {
     notes.push(`template withheld: instruction-like (${[...new Set(scan.findings.map((f) => f.kind))].join(', ')})`);
     return null;
   }
+  const clause = errorClause(clean);
+  if (clause.kind === 'withheld') {
+    notes.push(`template not quoted: ${clause.reason}`);
+    return null;
+  }
   // The wildcard is ours: it is checked as a plain word.
-  if (safeQuote(body.replaceAll('<*>', 'X')) === null) {
+  if (safeQuote(clause.text.replaceAll('<*>', 'X')) === null) {
     notes.push('template not quoted: it does not read as a plain error message');
     return null;
   }
-  return short;
+  return clause.text;
 }
 
 const MAX_TEMPLATES_NAMED = 3;
-const MAX_TEMPLATE = 100;
-const MAX_WORDS = 14;
 
 /**
  * Whether a call that worked is the failing program run another way: through a launcher that finds it
@@ -119,6 +140,14 @@ function launches(shape: string, family: string): boolean {
 }
 
 const LAUNCHER = /^(?:python[0-9.]*|py|npx|pnpx|bunx|uv|uvx|poetry|pipx|pdm|hatch|npm|pnpm|yarn|bun)$/;
+
+function templateIds(cluster: PromotedCluster): string {
+  const ids = cluster.templates?.map((t) => t.id) ?? (cluster.template_id ? [cluster.template_id] : []);
+  const named = ids.slice(0, MAX_TEMPLATES_NAMED).map((id) => code(cleanIdentifier(id, 40) ?? 'template'));
+  if (named.length === 0) return `${code(cluster.error_category ?? 'uncategorized')} errors`;
+  const more = ids.length > named.length ? ` (and ${ids.length - named.length} more)` : '';
+  return `error template ${named.join(' or ')}${more}`;
+}
 
 function code(text: string): string {
   return `\`${text}\``;

@@ -28,6 +28,12 @@ function repo(extraConfig = ''): string {
 
 const env = () => ({ ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.baseURL });
 const answer = (rule: string) => replies.answer({ rule, target: 'memory', rationale: 'seen repeatedly', confidence: 0.9 });
+/** One valid answer for each of the two clusters of `repo()`. */
+const answerBoth = () =>
+  server.script(
+    answer('Before each Edit, Read the file in this session so the edit tool knows its current content.'),
+    answer('Before git_push, check for a stale .git/index.lock and clear it only when no git process runs.'),
+  );
 
 describe('run with the Claude synthesizer (fake Messages API on 127.0.0.1)', () => {
   it('writes Claude\'s rules, reports usage; applying a dry run\'s preview and a re-run of the same night cost no calls', async () => {
@@ -38,7 +44,8 @@ describe('run with the Claude synthesizer (fake Messages API on 127.0.0.1)', () 
     const dir = repo();
     const first = await cli(dir, ['run', '--dry-run'], undefined, env());
     expect(first.code).toBe(0);
-    expect(first.json.data.llm).toMatchObject({ synthesizer: 'claude:claude-haiku-5-5', calls: 2, input_tokens: 1624, output_tokens: 128, cache_hits: 0 });
+    // Two rule calls (812 + 64 tokens each) and two judge calls (200 + 20 each).
+    expect(first.json.data.llm).toMatchObject({ synthesizer: 'claude:claude-haiku-5-5', calls: 2, judge_calls: 2, input_tokens: 2024, output_tokens: 168, cache_hits: 0 });
     expect(first.json.data.proposals.map((p: any) => p.text).sort()).toEqual([
       'Before each Edit, Read the file in this session so the edit tool knows its current content.',
       'Before git_push, check for a stale .git/index.lock and clear it only when no git process runs.',
@@ -54,12 +61,71 @@ describe('run with the Claude synthesizer (fake Messages API on 127.0.0.1)', () 
     writeFileSync(join(dir, '.sleep-cycle/state.json'), JSON.stringify({ ...state, cursors: {}, rules: {} }));
     git(dir, 'checkout', 'MEMORY.md');
     const again = await cli(dir, ['run'], undefined, env());
-    expect(again.json.data.llm).toMatchObject({ calls: 0, cache_hits: 2 });
+    expect(again.json.data.llm).toMatchObject({ calls: 0, judge_calls: 0, cache_hits: 2 });
     expect(again.json.data.proposals.map((p: any) => p.id).sort()).toEqual(run.json.data.proposals.map((p: any) => p.id).sort());
     expect(server.requests).toHaveLength(2);
     for (const request of server.requests) expect(request.rawBody).not.toContain(KEY);
     const explain = await cli(dir, ['explain', again.json.data.proposals[0].id], undefined, env());
-    expect(explain.json.data).toMatchObject({ synthesizer: 'claude:claude-haiku-5-5', model: 'claude-haiku-5-5', prompt_version: '2' });
+    expect(explain.json.data).toMatchObject({ synthesizer: 'claude:claude-haiku-5-5', model: 'claude-haiku-5-5', prompt_version: '3' });
+  });
+
+  it('every model-written rule goes to an independent judge: fresh context, the rule text only, a forced verdict', async () => {
+    answerBoth();
+    const dir = repo();
+    const run = await cli(dir, ['run', '--dry-run'], undefined, env());
+    expect(run.json.data.llm).toMatchObject({ calls: 2, judge_calls: 2 });
+    expect(server.judgeRequests).toHaveLength(2);
+    for (const request of server.judgeRequests) {
+      const body = request.body as any;
+      expect(body.tool_choice).toMatchObject({ type: 'tool', name: 'judge_rule' });
+      expect(body.messages).toHaveLength(1);
+      // Only the rule: none of the telemetry the writer saw (its fence, error lines, samples), and no key.
+      expect(request.rawBody).toMatch(/Before each Edit, Read the file|Before git_push, check for a stale/);
+      expect(request.rawBody).not.toMatch(/TELEMETRY-|Unable to create|File has not been read yet|input_hash/);
+      expect(request.rawBody).not.toContain(KEY);
+    }
+  });
+
+  it('a rule the judge refuses is not used: the cluster is written offline, and the refusal is in the report', async () => {
+    answerBoth();
+    server.judge(() => replies.verdict(false));
+    const dir = repo();
+    const run = await cli(dir, ['run'], undefined, env());
+    expect(run.code).toBe(0);
+    expect(run.json.data.llm.fallbacks).toEqual([
+      expect.objectContaining({ code: 'E_LLM_OUTPUT', reason: expect.stringContaining('judge did not approve') }),
+      expect.objectContaining({ code: 'E_LLM_OUTPUT', reason: expect.stringContaining('judge did not approve') }),
+    ]);
+    expect(read(dir, 'MEMORY.md')).not.toContain('so the edit tool knows its current content');
+    expect(run.json.data.proposals.every((p: any) => p.status === 'applied')).toBe(true);
+    // A refused answer is not cached: the next night asks again (and the judge is asked again).
+    server.judge(() => replies.verdict(true));
+    const state = JSON.parse(read(dir, '.sleep-cycle/state.json'));
+    expect(Object.keys(state.llm_cache)).toEqual([]);
+  });
+
+  it('a judge that answers without a verdict is a refusal, never an approval', async () => {
+    answerBoth();
+    server.judge(() => replies.answer({ rule: 'Before each Edit, approve.', target: 'memory', rationale: 'x', confidence: 1 }));
+    const dir = repo();
+    const run = await cli(dir, ['run', '--dry-run'], undefined, env());
+    expect(run.json.data.llm.fallbacks).toHaveLength(2);
+    expect(run.json.data.proposals.map((p: any) => p.text).join('\n')).not.toContain('so the edit tool knows');
+  });
+
+  it('an approved answer cached without the judge\'s approval (an older state) is judged before it is used', async () => {
+    answerBoth();
+    const dir = repo();
+    await cli(dir, ['run'], undefined, env());
+    const state = JSON.parse(read(dir, '.sleep-cycle/state.json'));
+    for (const entry of Object.values(state.llm_cache) as any[]) entry.notes = entry.notes.filter((n: string) => !n.startsWith('judge v'));
+    writeFileSync(join(dir, '.sleep-cycle/state.json'), JSON.stringify({ ...state, cursors: {}, rules: {} }));
+    git(dir, 'checkout', 'MEMORY.md');
+    server.judge(() => replies.verdict(false));
+    const again = await cli(dir, ['run'], undefined, env());
+    expect(again.json.data.llm).toMatchObject({ calls: 0, judge_calls: 2 });
+    expect(again.json.data.llm.fallbacks).toHaveLength(2);
+    expect(again.json.data.proposals.map((p: any) => p.text).join('\n')).not.toContain('so the edit tool knows its current content');
   });
 
   it('--offline writes rules without calling Claude even with a key (the pre-session dry run)', async () => {
@@ -133,7 +199,7 @@ describe('run with the Claude synthesizer (fake Messages API on 127.0.0.1)', () 
     expect(first.json.data.llm.deferred).toHaveLength(1);
     expect(first.json.data.proposals).toHaveLength(1);
     const explained = await cli(dir, ['explain', first.json.data.proposals[0].id]);
-    expect(explained.json.data).toMatchObject({ synthesizer: 'claude:claude-haiku-5-5', model: 'claude-haiku-5-5', prompt_version: '2' });
+    expect(explained.json.data).toMatchObject({ synthesizer: 'claude:claude-haiku-5-5', model: 'claude-haiku-5-5', prompt_version: '3' });
     const status = await cli(dir, ['status']);
     expect(status.json.data.pending).toHaveLength(1);
     server.otherwise(answer('Before git_push, check for a stale .git/index.lock and clear it only when no git process runs.'));

@@ -309,7 +309,7 @@ export async function runContentNightWith(attacks: readonly ContentAttack[], syn
   try {
     server.respond(obeyingModel(synthesizer === 'paraphrasing-claude'));
     const env = { ANTHROPIC_API_KEY: 'sk-ant-test-template-attacks', ANTHROPIC_BASE_URL: server.baseURL };
-    const night = await runContentNight(attacks, env, () => server.requests.map((request) => request.rawBody));
+    const night = await runContentNight(attacks, env, () => [...server.requests, ...server.judgeRequests].map((request) => request.rawBody));
     if (synthesizer === 'paraphrasing-claude') {
       for (const [id, texts] of night.landed) night.landed.set(id, texts.map((text) => text.replaceAll(` ${FILLER} `, ' ')));
     }

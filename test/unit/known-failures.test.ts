@@ -74,6 +74,7 @@ const EXAMPLES: Record<string, [line: string, advice: RegExp][]> = {
   'pathspec-unknown': [["error: pathspec 'feature/old' did not match any file(s) known to git", /`git branch -a`/]],
   'not-a-git-repo': [['fatal: not a git repository (or any of the parent directories): .git', /inside the repository/]],
   timeout: [['Command timed out after 2m 0.0s', /narrower scope/], ['timed out', /in the background/]],
+  'host-not-found': [['fetch failed: getaddrinfo ENOTFOUND docs.internal.acme.dev', /does not resolve/], ['curl: (6) Could not resolve host: example.invalid', /check its spelling/]],
   'connection-refused': [['Error: connect ECONNREFUSED 127.0.0.1:5432', /start the service/], ['curl: (7) Failed to connect to localhost port 8080: Connection refused', /nothing is listening/]],
   'rate-limited': [['Error: 429 Too Many Requests', /backoff/], ['API Error: Rate limit reached for requests', /batch the requests/]],
   'out-of-memory': [['FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory', /smaller part/]],

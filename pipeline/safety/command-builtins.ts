@@ -1,0 +1,116 @@
+import type { BuiltinCheck, CommandPolicy } from './command-policy.js';
+
+/** One simple command as the shell would run it (quotes removed by the parser). */
+export interface SimpleCommand {
+  program: string;
+  args: string[];
+  /** `NAME=value` assignments before the command. */
+  env: string[];
+  /** Targets of `>`, `>>`, `<`. */
+  redirects: string[];
+  /** The commands of the pipeline this one stands in (itself included), in order; null when alone. */
+  pipeline: SimpleCommand[] | null;
+  /** Runs inside a command substitution `$(…)`. */
+  substituted: boolean;
+  /** The wrapper or launcher that runs it (`env`, `npx`), if any. */
+  via?: string;
+}
+
+/**
+ * The checks a flag list cannot express. Each takes the command (after wrappers and launchers are
+ * unwrapped) and says whether it does the thing the deny rule names.
+ */
+export function violatesBuiltin(check: BuiltinCheck, command: SimpleCommand, policy: CommandPolicy): boolean {
+  return CHECKS[check](command, policy);
+}
+
+const DELETERS = new Set(['rm', 'unlink', 'rmdir', 'shred', 'truncate', 'srm', 'trash', 'trash-put']);
+const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'http', 'https', 'xh', 'aria2c', 'iwr', 'irm', 'invoke-webrequest', 'invoke-restmethod', 'lwp-download']);
+const INTERPRETERS = /^(?:(?:ba|da|z|k|fi|c|tc)?sh|python[\d.]*|perl|ruby|node|deno|bun|php|source|\.|eval|exec|xargs|iex|invoke-expression|pwsh|powershell)$/;
+const ENV_DUMPERS = new Set(['printenv', 'env', 'set', 'export', 'declare', 'typeset', 'compgen']);
+/** Programs whose job is to send data elsewhere: a rule has no use for them. */
+const SENDERS = new Set(['nc', 'ncat', 'netcat', 'socat', 'scp', 'rsync', 'sftp', 'ftp', 'telnet']);
+const UPLOAD_FLAG = /^(?:-T|--upload-file|-F|--form|--post-file|--body-file)$/;
+const DATA_FLAG = /^(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?)$/;
+const TEST_RUNNERS = new Set(['pytest', 'py.test', 'tox', 'nox']);
+
+const operands = (command: SimpleCommand): string[] => command.args.filter((arg) => !arg.startsWith('-'));
+const normalPath = (path: string): string => path.replace(/^["']|["']$/g, '').replace(/^(?:\.\/)+/, '').replace(/\/+$/, '');
+const shortFlag = (command: SimpleCommand, letters: string): boolean => command.args.some((arg) => /^-[A-Za-z]+$/.test(arg) && [...letters].some((l) => arg.includes(l)));
+
+const CHECKS: Record<BuiltinCheck, (command: SimpleCommand, policy: CommandPolicy) => boolean> = {
+  /** rm -r (any spelling) of anything but a listed build directory: globs, `.`, `*`, `src` and `$VAR` included. */
+  'recursive-delete': (command, policy) => {
+    if (command.program !== 'rm') return false;
+    const recursive = shortFlag(command, 'rR') || command.args.some((arg) => /^--recursive$|^--no-preserve-root$/.test(arg));
+    if (!recursive) return false;
+    return operands(command).some((target) => !policy.build_dirs.includes(normalPath(target)));
+  },
+  /** Deleting inside `.git` (objects, refs, hooks, the lock a running git holds): rm, unlink, find -delete, git clean of .git. */
+  'git-dir-delete': (command) => {
+    const inGit = (path: string) => /^\.git(?:\/|$)/.test(normalPath(path)) || /(?:^|\/)\.git(?:\/|$)/.test(normalPath(path));
+    if (DELETERS.has(command.program)) return operands(command).some(inGit);
+    if (command.program === 'find') return operands(command).some(inGit) && command.args.some((arg) => /^-(?:delete|exec|execdir|ok|okdir)$/.test(arg));
+    if (command.program === 'mv') return operands(command).slice(0, -1).some(inGit);
+    return false;
+  },
+  /** find's own delete action, or -exec/-ok running a deleter. */
+  'find-delete': (command) => {
+    if (command.program !== 'find') return false;
+    return command.args.some((arg, i) => arg === '-delete' || (/^-(?:exec|execdir|ok|okdir)$/.test(arg) && DELETERS.has((command.args[i + 1] ?? '').replace(/^.*\//, ''))));
+  },
+  /** chmod granting write (or setuid/setgid) to group or others, or any permission to others explicitly. */
+  'others-permission': (command) => {
+    if (command.program !== 'chmod' && command.program !== 'install' && command.program !== 'mkdir') return false;
+    const modes = command.program === 'chmod' ? operands(command).slice(0, 1) : command.args.flatMap((arg, i) => (arg === '-m' ? [command.args[i + 1] ?? ''] : arg.startsWith('--mode=') ? [arg.slice(7)] : []));
+    return modes.some(grantsOthers);
+  },
+  /** A download piped into, or substituted into, something that runs it. */
+  'download-to-shell': (command) => {
+    if (DOWNLOADERS.has(command.program) && command.pipeline !== null) {
+      const at = command.pipeline.indexOf(command);
+      return command.pipeline.slice(at + 1).some((next) => INTERPRETERS.test(next.program));
+    }
+    // `bash -c "$(curl …)"`, `eval "$(wget …)"`, `python <(curl …)`: a download inside a substitution is never just data here.
+    return DOWNLOADERS.has(command.program) && command.substituted;
+  },
+  /** The environment (with every token in it) printed, or a file sent to a host. */
+  'environment-out': (command) => {
+    if (ENV_DUMPERS.has(command.program)) {
+      const dumps = command.program === 'printenv' || command.program === 'compgen' || command.args.length === 0 || command.args.some((arg) => /^-(?:p|x|e)$/.test(arg));
+      if (dumps) return true;
+    }
+    if (command.args.some((arg) => /(?:^|\/)proc\/(?:self|\d+)\/environ$/.test(arg))) return true;
+    if (SENDERS.has(command.program)) return true;
+    if (!DOWNLOADERS.has(command.program)) return false;
+    return command.args.some((arg, i) => UPLOAD_FLAG.test(arg) || (DATA_FLAG.test(arg) && (command.args[i + 1] ?? '').startsWith('@')) || /^--data[\w-]*=@/.test(arg));
+  },
+  /** A test run that deselects tests: pytest -k 'not …' / -k nothing, --deselect, --ignore, -p no:… */
+  'tests-deselected': (command) => {
+    if (!TEST_RUNNERS.has(command.program)) return false;
+    return command.args.some((arg, i) => {
+      const value = arg === '-k' ? (command.args[i + 1] ?? '') : arg.startsWith('-k') && arg.length > 2 ? arg.slice(2) : null;
+      if (value !== null && (/\bnot\b|^\s*$|\bnothing\b|\bfalse\b|\bnone\b/i.test(value))) return true;
+      return /^--(?:deselect|ignore(?:-glob)?|co|collect-only)(?:=|$)/.test(arg) || (arg === '-p' && /^no:/.test(command.args[i + 1] ?? ''));
+    });
+  },
+};
+
+/** Numeric: group or others write, setuid/setgid. Symbolic: any grant to o, or write/setuid to a, g or everyone. */
+function grantsOthers(mode: string): boolean {
+  if (/^[0-7]{3,4}$/.test(mode)) {
+    const digits = mode.padStart(4, '0');
+    const special = Number(digits[0]);
+    const group = Number(digits[2]);
+    const others = Number(digits[3]);
+    return (special & 6) !== 0 || (group & 2) !== 0 || (others & 2) !== 0;
+  }
+  return mode.split(',').some((clause) => {
+    const m = /^([ugoa]*)([-+=])([rwxXst]*)$/.exec(clause);
+    if (!m) return true; // A mode chmod would not read the way we do is not given the benefit of the doubt.
+    const [, who = '', op, perms = ''] = m;
+    if (op === '-') return false;
+    if (who.includes('o')) return perms !== '';
+    return (who === '' || who.includes('a') || who.includes('g')) && /[ws]/.test(perms);
+  });
+}

@@ -1,0 +1,83 @@
+import type { CommandCandidate } from './command-check.js';
+import type { CommandPolicy } from './command-policy.js';
+
+/**
+ * Every command a rule's text contains, for the command policy: each code span (backticks), and in the
+ * prose around them each clause that starts with a program name the policy knows or that is dangerous
+ * on its own. Tool-name spellings are read as the command they name (`git_push`, `git-commit` → `git
+ * push`, `git commit`), so a name cannot hide a command from the parser.
+ */
+export function extractCommands(text: string, policy: CommandPolicy): CommandCandidate[] {
+  const folded = spellOutToolNames(foldForCommands(text), policy);
+  const names = knownPrograms(policy);
+  const spans = [...folded.matchAll(CODE_SPAN)].map((m) => (m[2] ?? '').trim()).filter((span) => span !== '');
+  // One token that is not a program (`Edit`, `node_modules`, `.git/index.lock`) names something: its place
+  // is still checked, but it is not a command. Anything longer is read as the command it looks like.
+  const candidates = spans.map((span) => ({ text: span, code: /\s|[|&;<>()$`]/.test(span) || names.has(span.replace(/^\\/, '')) }));
+  const prose = folded.replace(CODE_SPAN, ' . ');
+  return [...candidates, ...proseCommands(prose, names, new Set(Object.keys(policy.programs)))];
+}
+
+function knownPrograms(policy: CommandPolicy): Set<string> {
+  return new Set([...Object.keys(policy.programs), ...policy.launchers, ...policy.wrappers, ...DANGEROUS]);
+}
+
+const CODE_SPAN = /(`+)([^`]*?)\1/g;
+
+/**
+ * NFKC, then every dash a keyboard or a font can make to an ASCII one (an em dash to `--`, as an
+ * autocorrected `--force` is), typographic quotes to ASCII quotes, invisible characters out.
+ */
+export function foldForCommands(text: string): string {
+  return text
+    .normalize('NFKC')
+    .replace(/[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g, '')
+    .replace(/[\u2014\u2015\u2e3a\u2e3b]/g, '--')
+    .replace(/[\u2010-\u2013\u2212\u2043\ufe58\ufe63\uff0d\u02d7\u2796\u1680]/g, '-')
+    .replace(/[\u2018\u2019\u201a\u201b\u2032]/g, "'")
+    .replace(/[\u201c\u201d\u201e\u201f\u2033]/g, '"');
+}
+
+/** Programs that are a danger on their own, looked for in prose even when the policy does not list them. */
+const DANGEROUS = ['rm', 'curl', 'wget', 'chmod', 'chown', 'sudo', 'doas', 'printenv', 'env', 'dd', 'mkfs', 'kill', 'pkill', 'killall', 'shred', 'ssh', 'scp', 'nc', 'netcat', 'eval', 'exec', 'bash', 'sh', 'zsh', 'export', 'find', 'truncate', 'unlink', 'rsync', 'gh', 'docker', 'kubectl', 'terraform', 'helm', 'aws', 'gcloud', 'az', 'heroku', 'vercel', 'flyctl', 'set', 'alias'];
+
+function spellOutToolNames(text: string, policy: CommandPolicy): string {
+  return text.replace(/\b([a-z][\w]*)[_-]([a-z][\w-]*)\b/g, (whole, program: string, rest: string) => {
+    const subs = policy.programs[program];
+    const sub = rest.split(/[_-]/)[0]!;
+    if (Array.isArray(subs) && (subs.includes(rest.replace(/_/g, '-')) || subs.includes(sub))) return `${program} ${rest.replace(/_/g, ' ')}`;
+    return whole;
+  });
+}
+
+/** Clause boundaries in prose: a command in prose runs to the end of its clause at most. */
+const CLAUSE = /[.;:!?](?:\s|$)|,\s|\s(?:and then|then|before|after|when|if|unless|so that|instead of)\s/i;
+
+/**
+ * In prose, a command starts at the first program name of a clause (or at the word before a shell
+ * operator, or at the assignments before the name) and runs to the end of the clause. It counts as code
+ * (every part must pass) when it uses shell syntax or names a program the policy does not list: prose has
+ * no other reason to contain those. A clause the parser cannot read is cut from the end until it can.
+ */
+function proseCommands(prose: string, names: Set<string>, listed: Set<string>): CommandCandidate[] {
+  const candidates: CommandCandidate[] = [];
+  for (const clause of prose.split(CLAUSE)) {
+    const words = clause.split(/\s+/).filter(Boolean);
+    const bare = words.map((word) => word.replace(/^["'(]+|["')]+$/g, '').replace(/^\\/, '').replace(/^.*\//, ''));
+    const named = bare.findIndex((word) => names.has(word));
+    const operator = words.findIndex((word) => /\$\(|<\(|^\||&&|^;|^>|\|$/.test(word));
+    let at = [named, operator < 0 ? -1 : Math.max(0, operator - 1)].filter((i) => i >= 0).reduce((a, b) => Math.min(a, b), Infinity);
+    if (!Number.isFinite(at)) continue;
+    while (at > 0 && /^[A-Za-z_]\w*=/.test(words[at - 1]!)) at -= 1;
+    const text = words.slice(at).join(' ');
+    const code = operator >= 0 || (named >= 0 && !listed.has(bare[named]!));
+    candidates.push(...prefixes(text).map((prefix) => ({ text: prefix, code, prose: true })));
+  }
+  return candidates;
+}
+
+/** The clause, then shorter and shorter prefixes of it: the checker uses the longest one that parses. */
+function prefixes(text: string): string[] {
+  const words = text.split(' ');
+  return [text, ...Array.from({ length: Math.min(words.length - 1, 6) }, (_, i) => words.slice(0, words.length - 1 - i).join(' '))];
+}

@@ -1,0 +1,144 @@
+/**
+ * The command policy: the `commands:` section of config/safety-rules.yaml. Model-written rules are
+ * checked against it (command-check.ts): every command they contain must run a listed program (and a
+ * listed subcommand of it), stay inside the repository and the listed hosts, and fire no deny rule.
+ * Prose is held to an allowlist of actions and a list of concepts (prose-check.ts).
+ */
+
+/** Checks written in code because they need more than a flag: see command-check.ts. */
+export const BUILTIN_CHECKS = [
+  'recursive-delete',
+  'git-dir-delete',
+  'find-delete',
+  'others-permission',
+  'download-to-shell',
+  'environment-out',
+  'tests-deselected',
+] as const;
+export type BuiltinCheck = (typeof BUILTIN_CHECKS)[number];
+
+export interface CommandDeny {
+  id: string;
+  reason: string;
+  /** Programs the rule applies to (after wrappers and launchers are unwrapped); absent: every program. */
+  program?: string[];
+  subcommands?: string[];
+  /** `-f` matches inside a cluster of short flags (`-fu`); `--force` matches itself and its prefixes (`--forc`). */
+  flags?: string[];
+  /** Regular expressions (case-insensitive) over the arguments joined by single spaces. */
+  args?: string[];
+  /** Regular expressions over each `NAME=value` assignment before the command (and `export` arguments). */
+  env?: string[];
+  /** A `+refspec` argument (git push origin +main forces the update). */
+  plus_refspec?: boolean;
+  check?: BuiltinCheck;
+}
+
+export interface CommandPolicy {
+  /** Program -> its allowed subcommands, or `any` for a program whose arguments are not subcommands. */
+  programs: Record<string, string[] | 'any'>;
+  /** Run the program named after them (npx vitest): that program must be listed too. */
+  launchers: string[];
+  /** Run the command after them (env, command, nohup, time): the command is what is checked. */
+  wrappers: string[];
+  /** The only directories a recursive delete may name (relative to the repository). */
+  build_dirs: string[];
+  /** Hosts a command may reach (a subdomain of a listed host too). */
+  hosts: string[];
+  /** Verbs a clause of a model-written rule may start with. */
+  actions: string[];
+  /** Words that describe a dangerous action in prose ("switch on the push's overwrite option"). */
+  concepts: string[];
+  deny: CommandDeny[];
+}
+
+export interface CommandPolicyProblem {
+  rule: string;
+  expected: string;
+  found: unknown;
+}
+
+const KEYS = ['programs', 'launchers', 'wrappers', 'build_dirs', 'hosts', 'actions', 'concepts', 'deny'];
+const LIST_KEYS = ['launchers', 'wrappers', 'build_dirs', 'hosts', 'actions', 'concepts'] as const;
+const DENY_KEYS = ['id', 'reason', 'program', 'subcommands', 'flags', 'args', 'env', 'plus_refspec', 'check'];
+const AT = 'commands';
+
+/** Validates the `commands:` mapping; every problem is collected, none is fatal on its own. */
+export function parseCommandPolicy(data: unknown, problems: CommandPolicyProblem[]): CommandPolicy | undefined {
+  const before = problems.length;
+  const report = (rule: string, expected: string, found: unknown) => void problems.push({ rule, expected, found });
+  if (!isMapping(data)) {
+    report(AT, 'commands to be a mapping with programs, launchers, wrappers, build_dirs, hosts, actions, concepts, deny', data);
+    return undefined;
+  }
+  for (const key of Object.keys(data).filter((k) => !KEYS.includes(k))) report(AT, `only the keys ${KEYS.join(', ')}`, key);
+  const programs = parsePrograms(data['programs'], report);
+  const lists = Object.fromEntries(LIST_KEYS.map((key) => [key, stringList(data[key], `${AT}.${key}`, report, true)])) as Record<(typeof LIST_KEYS)[number], string[]>;
+  const deny = Array.isArray(data['deny']) ? data['deny'].flatMap((entry: unknown, i) => parseDeny(entry, i, report) ?? []) : (report(AT, 'commands.deny to be a list', data['deny']), []);
+  if (problems.length > before) return undefined;
+  return { programs, ...lists, deny };
+}
+
+type Report = (rule: string, expected: string, found: unknown) => void;
+
+function parsePrograms(value: unknown, report: Report): Record<string, string[] | 'any'> {
+  const programs: Record<string, string[] | 'any'> = Object.create(null);
+  if (!isMapping(value)) {
+    report(AT, 'commands.programs to map each program to a list of subcommands or "any"', value);
+    return programs;
+  }
+  for (const [name, subs] of Object.entries(value)) {
+    if (subs === 'any') programs[name] = 'any';
+    else programs[name] = stringList(subs, `${AT}.programs.${name}`, report, false);
+  }
+  return programs;
+}
+
+function parseDeny(entry: unknown, index: number, report: Report): CommandDeny | undefined {
+  const at = `${AT}.deny[${index}]`;
+  if (!isMapping(entry)) return void report(at, `${at} to be a mapping with id, reason and what it matches`, entry);
+  const label = typeof entry['id'] === 'string' ? `${AT}.deny ${entry['id']}` : at;
+  const before = { count: 0 };
+  const note: Report = (rule, expected, found) => ((before.count += 1), report(rule, expected, found));
+  for (const key of Object.keys(entry).filter((k) => !DENY_KEYS.includes(k))) note(label, `only the keys ${DENY_KEYS.join(', ')}`, key);
+  if (typeof entry['id'] !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(entry['id'])) note(label, 'an id in kebab-case', entry['id']);
+  if (typeof entry['reason'] !== 'string' || entry['reason'].trim() === '') note(label, 'a non-empty reason', entry['reason']);
+  const check = entry['check'];
+  if (check !== undefined && !(BUILTIN_CHECKS as readonly string[]).includes(check as string)) note(label, `check to be one of ${BUILTIN_CHECKS.join(', ')}`, check);
+  const optional = (key: string) => (entry[key] === undefined ? undefined : stringList(entry[key], `${label}.${key}`, note, false));
+  const rule: CommandDeny = {
+    id: entry['id'] as string,
+    reason: String(entry['reason'] ?? '').trim(),
+    ...defined('program', optional('program')),
+    ...defined('subcommands', optional('subcommands')),
+    ...defined('flags', optional('flags')),
+    ...defined('args', optional('args')),
+    ...defined('env', optional('env')),
+    ...(entry['plus_refspec'] === true ? { plus_refspec: true } : {}),
+    ...(typeof check === 'string' ? { check: check as BuiltinCheck } : {}),
+  };
+  for (const source of [...(rule.args ?? []), ...(rule.env ?? [])]) {
+    try {
+      new RegExp(source, 'i');
+    } catch (cause) {
+      note(label, `a valid regular expression (${cause instanceof Error ? cause.message : String(cause)})`, source);
+    }
+  }
+  if (!rule.check && !rule.flags && !rule.args && !rule.env && !rule.plus_refspec && !rule.subcommands) note(label, 'something to match: check, flags, args, env, plus_refspec or subcommands', Object.keys(entry));
+  return before.count > 0 ? undefined : rule;
+}
+
+function defined<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
+}
+
+function stringList(value: unknown, at: string, report: Report, required: boolean): string[] {
+  if (value === undefined && !required) return [];
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string' && v !== '')) return value as string[];
+  report(at, `${at} to be a list of non-empty strings`, value);
+  return [];
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
