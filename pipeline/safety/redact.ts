@@ -1,3 +1,6 @@
+import { stripInvisible } from './normalise.js';
+import { redactFindings } from './redact-findings.js';
+
 /**
  * The one redactor. Every piece of untrusted log text passes through `redact` before it reaches a
  * rule, a report, state, stdout, a prompt or git (see ARCHITECTURE.md, "Principles").
@@ -231,7 +234,7 @@ function applyRule(text: string, rule: SecretRule): string {
   return last === 0 ? text : out + text.slice(last);
 }
 
-function redactOnce(text: string): string {
+export function redactOnce(text: string): string {
   let out = text;
   for (const rule of RULES) out = applyRule(out, rule);
   return out;
@@ -245,8 +248,8 @@ function redactOnce(text: string): string {
  */
 const MAX_PASSES = 4;
 
-/** Replaces every secret in `text` with `[REDACTED:<kind>]`. Pure, deterministic and idempotent. */
-export function redact(text: string): string {
+/** The regex shapes above, pass after pass until nothing changes (see MAX_PASSES). */
+function redactShapes(text: string): string {
   if (!TRIGGER.test(text)) return text;
   let current = text;
   for (let pass = 0; pass < MAX_PASSES; pass += 1) {
@@ -257,6 +260,22 @@ export function redact(text: string): string {
   return current;
 }
 
+/**
+ * Replaces every secret in `text` with `[REDACTED:<kind>]`. Pure, deterministic and idempotent.
+ * Invisible characters and ANSI codes go first (they split a token from the patterns); then the regex
+ * shapes above; then the detectors of secrets.ts (the maintained rule set once loaded, vendor shapes,
+ * generic ones) on the text and on its decoded views (normalise.ts), each finding replacing the run of
+ * the text it came from.
+ */
+export function redact(text: string): string {
+  let current = stripInvisible(text);
+  for (let pass = 0; pass < MAX_PASSES; pass += 1) {
+    const next = redactFindings(redactShapes(current), redactShapes);
+    if (next === current) break;
+    current = next;
+  }
+  return current;
+}
 /** Keys whose whole string value is a secret, whatever it looks like (`{"password": "x"}`). */
 const SECRET_KEY = /(?:passw(?:or)?d|pwd|passphrase|[_.-]pass|secret|token|api[_.-]?key|secret[_.-]?(?:access[_.-]?)?key)$/i;
 const ENTROPY_KEY = new RegExp(ENTROPY_WORDS, 'i');

@@ -9,6 +9,7 @@ import { readSplit, splittableSize } from '../ingest/split.js';
 import { clustersByTemplate } from '../ingest/by-template.js';
 import { TemplateMiner, type TemplateMinerState } from '../templates/miner.js';
 import type { UsageSummary } from '../telemetry/usage.js';
+import { loadSecretRuleSet } from '../safety/secrets-rule-set.js';
 
 export type { InvalidLine, LineCounts } from '../ingest/fold.js';
 
@@ -47,6 +48,9 @@ const SCAN_AT_ONCE_BYTES = 8 << 20;
  */
 export async function ingest<I extends { state: State; notices: string[] }>(input: I, ctx: RunContext): Promise<I & IngestResult> {
   const { settings } = ctx;
+  // Loaded here, not at start-up: the hook and the logger never pay for it. Every string ingest keeps is
+  // redacted with it (the fold is synchronous; the rule set is then ready).
+  await loadSecretRuleSet();
   const cursors: Record<string, Cursor> = { ...input.state.cursors };
   const notices: string[] = [];
 
