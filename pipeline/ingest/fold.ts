@@ -8,6 +8,8 @@ import { isFailure, SlowDetector } from './filter.js';
 import { callShape, RecoveryTracker, type Call } from './recovery.js';
 import { BoundedMemo } from './bounded-memo.js';
 import { isShellTool, toolFamily } from '../telemetry/tool-family.js';
+import { IdentifierGuard, type IdentifierField } from '../safety/identifier.js';
+import { redact } from '../safety/redact.js';
 
 export interface LineCounts {
   read: number;
@@ -16,6 +18,11 @@ export interface LineCounts {
   old: number;
   blank: number;
   invalid_by_reason: Partial<Record<InvalidReason, number>>;
+  /**
+   * Distinct tool names, categories, session ids and input hashes replaced by placeholders (see
+   * safety/identifier.ts); set when the night is read, absent when none was.
+   */
+  identifiers_replaced?: Partial<Record<IdentifierField, number>>;
 }
 
 export interface InvalidLine {
@@ -69,7 +76,9 @@ const SCAN_AFTER_LINES = 20_000;
 export class IngestFold {
   readonly lines: LineCounts = { read: 0, valid: 0, invalid: 0, old: 0, blank: 0, invalid_by_reason: {} };
   readonly invalidSamples: InvalidLine[] = [];
-  readonly toolName = toolNameCleaner();
+  /** Tool names, categories, sessions and input hashes as stored: identifiers, or their placeholders. */
+  readonly ids = new IdentifierGuard();
+  readonly toolName = toolNameCleaner(this.ids);
   readonly builder: ClusterBuilder;
   /** The cluster limits the builder was made with (the template step builds the night's clusters with them). */
   readonly limits: ClusterLimits;
@@ -97,7 +106,7 @@ export class IngestFold {
     // Days beyond the window only count toward `count`; a margin keeps every day the gate may read.
     const limits = { sampleSize: settings.sample_size, maxClusters: settings.max_clusters, daysKept: Math.ceil(settings.window_days) + 32 };
     this.limits = limits;
-    this.builder = new ClusterBuilder({ ...limits, ...(options.maxSignatures ? { maxSignatures: options.maxSignatures } : {}), ...(options.settledSignatures ? { settledSignatures: options.settledSignatures } : {}), ...(options.hashOverflowSignatures ? { hashOverflowSignatures: true } : {}) }, this.toolName);
+    this.builder = new ClusterBuilder({ ...limits, ...(options.maxSignatures ? { maxSignatures: options.maxSignatures } : {}), ...(options.settledSignatures ? { settledSignatures: options.settledSignatures } : {}), ...(options.hashOverflowSignatures ? { hashOverflowSignatures: true } : {}) }, this.ids, this.toolName);
     this.detector = new SlowDetector(baselines, {
       slowFactor: settings.slow_factor,
       minSamples: settings.baseline_min_samples,
@@ -143,7 +152,9 @@ export class IngestFold {
     this.usage.addCall(read.toolName);
     const refs = read.memoryRefs();
     if (refs !== undefined) this.usage.addRefs(refs, ts);
-    const session = read.sessionId();
+    const rawSession = read.sessionId();
+    // Sessions key what worked next and are stored with it: as identifiers (memoised: they repeat).
+    const session = rawSession === undefined ? undefined : this.ids.check('session_id', rawSession);
     if (read.exitCode === 0) {
       if (session !== undefined && this.recovery.wants(session)) this.recovery.observe(this.successCall(session, read.event()));
       return this.detector.observeSuccess(read.toolName, read.durationMs, segment.file, offset, read);
@@ -163,7 +174,7 @@ export class IngestFold {
 
   /** A successful call as what may have worked after a failure: its family and the shape of the call. */
   private successCall(session: string, event: TelemetryEvent): Call {
-    const { family, shape } = this.callShapes.get(`${event.tool_name}\u0000${event.input_summary ?? ''}`, () => familyAndShape(event));
+    const { family, shape } = this.callShapes.get(`${event.tool_name}\u0000${event.input_summary ?? ''}`, () => familyAndShape(event, this.toolName));
     return { session, family, failure: null, shape };
   }
 
@@ -203,8 +214,13 @@ export class IngestFold {
   }
 }
 
-/** The family and shape of a successful call (see IngestFold.successCall). */
-function familyAndShape(event: TelemetryEvent): { family: string; shape: string | null } {
+/**
+ * The family and shape of a successful call (see IngestFold.successCall). The shape is stored and cited:
+ * it is read from the redacted summary (a password after `AUTH` is a marker, which ends the shape), and
+ * a call without a summary is named by its tool name as stored.
+ */
+function familyAndShape(event: TelemetryEvent, toolName: (raw: string) => string): { family: string; shape: string | null } {
   const family = isShellTool(event.tool_name) ? toolFamily(event.tool_name, event.input_summary) : toolFamily(event.tool_name);
-  return { family, shape: callShape(event.tool_name, event.input_summary) };
+  const summary = event.input_summary === undefined ? undefined : redact(event.input_summary);
+  return { family: toolName(family), shape: callShape(toolName(event.tool_name), summary) };
 }

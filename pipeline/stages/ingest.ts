@@ -115,18 +115,23 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
   if (builder.overflow > 0) {
     notices.push(`${builder.overflow} events belonged to clusters beyond max_clusters (${settings.max_clusters}) and were not clustered: a night with this many distinct patterns looks like a broken log or an attack.`);
   }
+  const clusters = clustersByTemplate(builder, miner, fold.limits, fold.recovery.result());
+  const usage = fold.usage.finish(fold.toolName);
+  // Counted once every stored name has been checked (usage names last).
+  const replaced = fold.ids.counts();
+  if (Object.keys(replaced).length > 0) lines.identifiers_replaced = replaced;
   return {
     ...input,
     lines,
     invalidSamples: fold.invalidSamples,
-    clusters: clustersByTemplate(builder, miner, fold.limits, fold.recovery.result()),
+    clusters,
     templates: miner.toState(),
     templateMerges: miner.merged(),
     baselines,
     cursors,
     notices: [...input.notices, ...notices],
     window: { from: iso(fold.window.from), to: iso(fold.window.to) },
-    usage: fold.usage.finish(fold.toolName),
+    usage,
     parallel,
   };
 }
