@@ -268,14 +268,18 @@ function redactShapes(text: string): string {
  * the text it came from.
  */
 export function redact(text: string): string {
-  let current = stripInvisible(text);
-  for (let pass = 0; pass < MAX_PASSES; pass += 1) {
-    const next = redactFindings(redactShapes(current), redactShapes);
-    if (next === current) break;
-    current = next;
+  let current = redactShapes(stripInvisible(text));
+  // A finding can complete a shape (and the reverse), as between the shapes' own passes; the shapes
+  // settled already, so this loop is short, and bounded for hostile input.
+  for (let pass = 0; pass < FINDING_PASSES; pass += 1) {
+    const found = redactFindings(current, redactShapes);
+    if (found === current) break;
+    current = redactShapes(found);
   }
   return current;
 }
+
+const FINDING_PASSES = 3;
 /** Keys whose whole string value is a secret, whatever it looks like (`{"password": "x"}`). */
 const SECRET_KEY = /(?:passw(?:or)?d|pwd|passphrase|[_.-]pass|secret|token|api[_.-]?key|secret[_.-]?(?:access[_.-]?)?key)$/i;
 const ENTROPY_KEY = new RegExp(ENTROPY_WORDS, 'i');

@@ -113,6 +113,8 @@ const GENERIC: readonly Detector[] = [
   { kind: 'high_entropy', pattern: /(?<![A-Za-z0-9_+/=.~-])[A-Za-z0-9_+/=.~-]{24,}/g, accept: looksLikeSecretToken },
   // `-p<password>` attached to a MySQL/MariaDB client's flag (`mysql -uroot -phunter2`).
   { kind: 'password', pattern: /\b(?:mysql\w*|mariadb\w*)\b[^\n]{0,200}?[ \t]-p(?![ \t])(["']?)([^\s"']{1,200})\1/dgi, group: 2 },
+  // Key material split over lines: the run right after a line break that follows a redacted secret.
+  { kind: 'secret', pattern: /\[REDACTED:[a-z0-9_]+\](?:\\[nr]|\r?\n)[ \t]*([A-Za-z0-9+/=_-]{8,})/dg, group: 1, accept: continuesSecret },
   // `pass: x`, `pass=x`, `passwd=x` as a key of its own.
   { kind: 'password', pattern: /(?<![\w.-])(?:pass|passwd|pwd|pw)["']?[ \t]*[:=][ \t]*["']?([^\s"',;&]{3,200})/dgi, group: 1, accept: (v) => !/^\[REDACTED:/.test(v) && !/^[~/]/.test(v) },
   // `using password hunter2x`, `with password: x`, `AUTH x` (redis): a value with a digit or mixed case.
@@ -130,6 +132,11 @@ const GENERIC: readonly Detector[] = [
 
 /** An environment variable named for a credential: the word is a whole `_`-separated part of the name. */
 const ENV_NAME = /(?:^|_)(?:PASS(?:WORD|WD|PHRASE)?|PWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH|CREDENTIALS?|SIGNING_?KEY|SALT)(?:_|\d|$)/;
+
+/** The rest of a token after a line break: random-looking (letters and digits, or mixed case and long). */
+function continuesSecret(run: string): boolean {
+  return (/\d/.test(run) && /[A-Za-z]/.test(run)) || (run.length >= 16 && /[a-z]/.test(run) && /[A-Z]/.test(run));
+}
 
 /** A value after a credential word that reads as a credential, not as the next word of a sentence. */
 function credentialLike(value: string): boolean {
