@@ -1,7 +1,7 @@
 import { redact } from '../safety/redact.js';
 import type { TelemetryEvent } from '../telemetry/event.js';
 import { maskHomePaths, signatureKey } from '../templates/signature.js';
-import { maskVariables } from '../templates/line-mask.js';
+import { maskMessage, maskVariables } from '../templates/line-mask.js';
 import { isShellTool, toolFamily } from '../telemetry/tool-family.js';
 import { errorLine } from '../telemetry/error-line.js';
 import { BoundedMemo } from './bounded-memo.js';
@@ -331,7 +331,8 @@ export function toEvidence(event: TelemetryEvent, ref: EventRef, ts: number): Ev
     session_id: event.session_id ? safeIdentifier('session_id', event.session_id) : null,
     timestamp: new Date(ts).toISOString(),
     duration_ms: event.duration_ms,
-    message: maskHomePaths(redact(event.error_message ?? '')).slice(0, 300),
+    // Masked as a template (values are `<*>`) after redaction: nothing of the raw line is kept.
+    message: maskMessage(maskHomePaths(redact(event.error_message ?? ''))).slice(0, 300),
   };
 }
 

@@ -31,7 +31,7 @@ const MAX_LENGTH: Record<IdentifierField, number> = { tool_name: 64, error_categ
  * Phrases that address a reader or order an action (an identifier is a name, never a sentence); word
  * pairs rather than single words, so `override_settings` or `force_sync` stay names.
  */
-const INSTRUCTION = /(?:ignore|disregard|forget|override|bypass|skip)[^a-z]+(?:all|any|the|previous|prior|above|earlier|instructions?|rules?|memory|safety|checks?|hooks?|tests?)\b|(?:previous|prior|above|earlier)[^a-z]+(?:instructions?|rules?|prompt)\b|jailbreak|developer[^a-z]?mode|\byou[^a-z]+(?:are|must|should|will)\b|system[^a-z]?prompt|no[^a-z]?verify|\b(?:always|never)[^a-z]+[a-z]+/i;
+const INSTRUCTION = /(?:ignore|disregard|forget|override|bypass)[^a-z]+(?:all|any|the|previous|prior|above|earlier|instructions?|rules?|memory|safety|checks?|hooks?|tests?)\b|(?:previous|prior|above|earlier)[^a-z]+(?:instructions?|rules?|prompt)\b|jailbreak|developer[^a-z]?mode|\byou[^a-z]+(?:are|must|should|will)\b|system[^a-z]?prompt|no[^a-z]?verify|\b(?:always|never)[^a-z]+[a-z]+/i;
 /** A host or URL: a scheme, `//`, `www.`, or a dotted name ending in a top-level domain. */
 const HOST = /:\/\/|\/\/|\bwww\.|[a-z0-9-]\.(?:com|net|org|io|dev|app|sh|ai|co|xyz|example|invalid|test|local|internal|ru|cn|me|info|biz)(?:[^a-z0-9]|$)/i;
 

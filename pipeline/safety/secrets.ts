@@ -98,6 +98,8 @@ export function entropy(s: string): number {
 export function looksLikeSecretToken(token: string): boolean {
   if (token.length < 24) return false;
   if (/^[0-9a-fA-F_-]+$/.test(token)) return false;
+  // Words and hex or digit runs joined by separators (`build-3f9a1c…`, `telemetry-A1B2…`): ids, not keys.
+  if (token.split(/[-_.]+/).every((part) => /^[A-Za-z]*$/.test(part) || /^[0-9a-fA-F]+$/.test(part))) return false;
   if (/^(?:[A-Za-z]+[_.-])+[A-Za-z]+\d*$/.test(token)) return false;
   if (/\/[A-Za-z_.-]+\//.test(token) || token.startsWith('/')) return false;
   if (!/[a-z]/.test(token) || !/[A-Z]/.test(token) || !/\d/.test(token)) return false;

@@ -11,3 +11,23 @@ import { tokenize } from './tokenize.js';
 export function maskVariables(line: string): string {
   return maskTokens(tokenize(line, DEFAULT_MINER_OPTIONS)).join(' ');
 }
+
+/** Lines of a message kept as evidence, and the characters they are read from. */
+const EVIDENCE_LINES = 6;
+const EVIDENCE_READ = 2000;
+
+/**
+ * A message as evidence is stored (state, report, audit, the model's prompt): its first lines, each
+ * masked as the miner masks values, so what is kept is a template with its variables as `<*>`, never
+ * the raw line. Callers pass redacted text: a secret is gone before masking could split its key from
+ * its value.
+ */
+export function maskMessage(message: string): string {
+  return message
+    .slice(0, EVIDENCE_READ)
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== '')
+    .slice(0, EVIDENCE_LINES)
+    .map(maskVariables)
+    .join('\n');
+}
