@@ -51,7 +51,8 @@ export function normalizeProgram(raw: string): string {
   // `gcc-12`, `clang++-15`, `python3.11`, `go1.21`: a version after a dash, or a dotted one.
   name = name.replace(/^([a-z][\w+.]*?[a-z+])-\d+(?:\.\d+)*$/, '$1').replace(/^([a-z][\w+]*?[a-z])\d+(?:\.\d+)+$/, '$1');
   name = name.replace(RUNTIME, '$1');
-  return ALIASES[name] ?? name;
+  // Own keys only: a program called `constructor` must not read Object.prototype.constructor.
+  return Object.hasOwn(ALIASES, name) ? ALIASES[name]! : name;
 }
 
 function baseName(word: string): string {
@@ -77,7 +78,7 @@ function afterRunner(name: string, words: readonly string[], from: number): stri
     if (m >= 0 && words.slice(from, m).every((w) => w.startsWith('-') && w !== '-c') && words[m + 1] !== undefined) return normalizeProgram(words[m + 1]!.split('.')[0]!);
     return family;
   }
-  const subcommands = RUNNERS[family];
+  const subcommands = Object.hasOwn(RUNNERS, family) ? RUNNERS[family] : undefined;
   if (subcommands === undefined) return family;
   let i = from;
   while (i < words.length && words[i]!.startsWith('-')) i += 1;
