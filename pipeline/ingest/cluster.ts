@@ -112,9 +112,10 @@ export class ClusterBuilder {
     // A failure's cluster is its tool, category and masked error line (templates are mined from those lines).
     const message = event.error_message;
     // Per message, once: its signature key and the line a template is mined from (the error line: the
-    // exception that ended a traceback, pytest's verdict, the shell's complaint), redacted before its
-    // values are masked (masking first would hide a key such as DB_1_PASSWORD and leave its value).
-    const known = kind === 'failure' && message ? this.messages.get(message, () => ({ signature: signatureKey(message), line: maskVariables(redact(errorLine(message))), families: new Map<string, string>() })) : null;
+    // exception that ended a traceback, pytest's verdict, the shell's complaint), both read from the
+    // whole message redacted: a secret split over two lines is one secret only there, and masking
+    // first would hide a key such as DB_1_PASSWORD and leave its value.
+    const known = kind === 'failure' && message ? this.messages.get(message, () => knownMessage(redact(message))) : null;
     const signature = known?.signature ?? null;
     const line = kind === 'failure' ? (known?.line ?? '') : null;
     // A shell tool's failures belong to the program that failed (its family), named per call.
@@ -292,6 +293,10 @@ export function failureCategory(event: TelemetryEvent, ids: IdentifierGuard = ne
  */
 export function toolNameCleaner(ids: IdentifierGuard = new IdentifierGuard()): (raw: string) => string {
   return (raw) => ids.check('tool_name', raw);
+}
+
+function knownMessage(redacted: string): { signature: string | null; line: string; families: Map<string, string> } {
+  return { signature: signatureKey(redacted), line: maskVariables(errorLine(redacted)), families: new Map<string, string>() };
 }
 
 function newAccumulator(id: string, line: string | null, kind: ClusterKind, tool: string, category: string | null, ts: number, signatures: SignatureCounter): Accumulator {
