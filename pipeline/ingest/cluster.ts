@@ -1,4 +1,4 @@
-import { redact } from '../safety/redact.js';
+import { isLineLocal, redact } from '../safety/redact.js';
 import type { TelemetryEvent } from '../telemetry/event.js';
 import { maskHomePaths, signatureKey } from '../templates/signature.js';
 import { maskMessage, maskVariables } from '../templates/line-mask.js';
@@ -112,10 +112,9 @@ export class ClusterBuilder {
     // A failure's cluster is its tool, category and masked error line (templates are mined from those lines).
     const message = event.error_message;
     // Per message, once: its signature key and the line a template is mined from (the error line: the
-    // exception that ended a traceback, pytest's verdict, the shell's complaint), both read from the
-    // whole message redacted: a secret split over two lines is one secret only there, and masking
-    // first would hide a key such as DB_1_PASSWORD and leave its value.
-    const known = kind === 'failure' && message ? this.messages.get(message, () => knownMessage(redact(message))) : null;
+    // exception that ended a traceback, pytest's verdict, the shell's complaint), redacted before its
+    // values are masked (masking first would hide a key such as DB_1_PASSWORD and leave its value).
+    const known = kind === 'failure' && message ? this.messages.get(message, () => knownMessage(message)) : null;
     const signature = known?.signature ?? null;
     const line = kind === 'failure' ? (known?.line ?? '') : null;
     // A shell tool's failures belong to the program that failed (its family), named per call.
@@ -295,8 +294,14 @@ export function toolNameCleaner(ids: IdentifierGuard = new IdentifierGuard()): (
   return (raw) => ids.check('tool_name', raw);
 }
 
-function knownMessage(redacted: string): { signature: string | null; line: string; families: Map<string, string> } {
-  return { signature: signatureKey(redacted), line: maskVariables(errorLine(redacted)), families: new Map<string, string>() };
+/**
+ * A message's signature key and masked error line. Both are read from one line; a message whose secret
+ * spans lines (a key block, key material wrapped over lines) is redacted whole first, since only there
+ * is it one secret.
+ */
+function knownMessage(message: string): { signature: string | null; line: string; families: Map<string, string> } {
+  const text = isLineLocal(message) ? message : redact(message);
+  return { signature: signatureKey(text), line: maskVariables(redact(errorLine(text))), families: new Map<string, string>() };
 }
 
 function newAccumulator(id: string, line: string | null, kind: ClusterKind, tool: string, category: string | null, ts: number, signatures: SignatureCounter): Accumulator {

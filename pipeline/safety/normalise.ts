@@ -68,12 +68,6 @@ class ViewBuilder {
   }
 }
 
-const identity = (text: string): View => {
-  const b = new ViewBuilder(null);
-  for (let i = 0; i < text.length; i += 1) b.push(text[i]!, i, i + 1);
-  return b.view();
-};
-
 let confusables: ReadonlyMap<string, string> | null = null;
 /** `confusables` is loaded on the first non-ASCII character (CommonJS: a synchronous require). */
 function skeletonMap(): ReadonlyMap<string, string> {
@@ -93,10 +87,17 @@ function fold(ch: string): string {
   return out;
 }
 
-/** NFKC and confusable skeleton, per code point, on a stripped text. */
-function readerView(base: View): View {
-  const b = new ViewBuilder(base);
-  const text = base.text;
+/** NFKC and confusable skeleton, per code point; null when no character reads differently. */
+function readerView(text: string): View | null {
+  let changed = false;
+  for (const ch of text) {
+    if (ch.charCodeAt(0) >= 128 && fold(ch) !== ch) {
+      changed = true;
+      break;
+    }
+  }
+  if (!changed) return null;
+  const b = new ViewBuilder(null);
   for (let i = 0; i < text.length; ) {
     const cp = text.codePointAt(i)!;
     const n = cp > 0xffff ? 2 : 1;
@@ -110,9 +111,8 @@ function readerView(base: View): View {
 const JSON_ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: ' ', f: ' ', '"': '"', "'": "'", '\\': '\\', '/': '/' };
 
 /** JSON (and shell) escapes decoded: `\n`, `\t`, `\"`, `\u0041`, `\x41`. */
-function unescapeView(base: View): View {
+function unescapeView(text: string, base: View | null): View {
   const b = new ViewBuilder(base);
-  const text = base.text;
   for (let i = 0; i < text.length; ) {
     if (text[i] === '\\') {
       const next = text[i + 1] ?? '';
@@ -135,9 +135,8 @@ function unescapeView(base: View): View {
 }
 
 /** Percent-encoding decoded (`%3A` → `:`); a byte sequence that is not UTF-8 is read byte by byte. */
-function percentView(base: View): View {
+function percentView(text: string, base: View | null): View {
   const b = new ViewBuilder(base);
-  const text = base.text;
   const run = /(?:%[0-9a-fA-F]{2})+/g;
   let last = 0;
   for (let m = run.exec(text); m !== null; m = run.exec(text)) {
@@ -165,9 +164,8 @@ function percentView(base: View): View {
  * Key material split over lines: a line break (and the indentation or quote-and-plus of a wrapped
  * string) between two token characters is dropped, so `AKIA…\n…` or a PEM body reads as one run.
  */
-function joinedView(base: View): View {
+function joinedView(text: string, base: View | null): View {
   const b = new ViewBuilder(base);
-  const text = base.text;
   const gap = /([A-Za-z0-9+/=_-])((?:\\[nr]|[ \t]*["']?[ \t]*\+?[ \t]*["']?)?\r?\n[ \t>#*]*)(?=[A-Za-z0-9+/=_-])/g;
   let last = 0;
   for (let m = gap.exec(text); m !== null; m = gap.exec(text)) {
@@ -185,10 +183,14 @@ const BASE64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+
 const MAX_BASE64_RUNS = 16;
 
 /** Each decodable base64 run as its own view: every decoded character maps to the whole run. */
-function base64Views(base: View): View[] {
+function base64Views(text: string, base: View | null): View[] {
   const views: View[] = [];
   BASE64_RUN.lastIndex = 0;
-  for (let m = BASE64_RUN.exec(base.text); m !== null && views.length < MAX_BASE64_RUNS; m = BASE64_RUN.exec(base.text)) {
+  let tried = 0;
+  for (let m = BASE64_RUN.exec(text); m !== null && tried < MAX_BASE64_RUNS; m = BASE64_RUN.exec(text)) {
+    // Paths and names are runs of this alphabet too: only a run with a digit or `+`/`=` is decoded.
+    if (!/[\d+=]/.test(m[0])) continue;
+    tried += 1;
     const decoded = decodeBase64Text(m[0]);
     if (decoded === null) continue;
     const b = new ViewBuilder(base);
@@ -207,31 +209,87 @@ export function decodeBase64Text(run: string): string | null {
   return printable / bytes.length >= 0.9 ? bytes.toString('utf8') : null;
 }
 
-/** Text whose decodings could differ from it: escapes, percent codes, line breaks, non-ASCII. */
-const DECODABLE = /[\\%\n]|[^\x00-\x7f]/;
+/**
+ * Key material wrapped over lines: runs of token characters on both sides of a line break (an escaped
+ * `\n`, a quote-and-plus of a wrapped string, indentation may sit between), one of them random-looking
+ * (letters and digits). Ordinary lines ending and starting with words are not. Read by hand around each
+ * line break: a pattern tried at every position of every run would cost far more on long output.
+ */
+const TOKEN_CHAR = /[A-Za-z0-9+/=_-]/;
+const GAP_CHAR = /[ \t"'+>#*\r\\]/;
+const MAX_RUN = 64;
+
+/** The length of the token run ending before `end` (read backwards), and whether it holds a letter and a digit. */
+function runBefore(text: string, end: number): { length: number; mixed: boolean } {
+  let i = end;
+  let digit = false;
+  let letter = false;
+  while (i > 0 && end - i < MAX_RUN && TOKEN_CHAR.test(text[i - 1]!)) {
+    i -= 1;
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) digit = true;
+    else if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) letter = true;
+  }
+  return { length: end - i, mixed: digit && letter };
+}
+
+function runAfter(text: string, start: number): { length: number; mixed: boolean } {
+  let i = start;
+  let digit = false;
+  let letter = false;
+  while (i < text.length && i - start < MAX_RUN && TOKEN_CHAR.test(text[i]!)) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) digit = true;
+    else if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) letter = true;
+    i += 1;
+  }
+  return { length: i - start, mixed: digit && letter };
+}
+
+/** Whether a text holds key material wrapped over lines (see above). */
+export function wrapped(text: string): boolean {
+  for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', nl + 1)) {
+    let before = nl;
+    while (before > 0 && nl - before < 8 && GAP_CHAR.test(text[before - 1]!)) before -= 1;
+    // An escaped `\n` before the real line break (a JSON string that was wrapped).
+    if (text[before - 1] === 'n' && text[before - 2] === '\\') before -= 2;
+    if (before < 8 || !TOKEN_CHAR.test(text[before - 1]!)) continue;
+    let after = nl + 1;
+    while (after < text.length && after - nl < 8 && GAP_CHAR.test(text[after]!)) after += 1;
+    if (after >= text.length || !TOKEN_CHAR.test(text[after]!)) continue;
+    const left = runBefore(text, before);
+    if (left.length < 8) continue;
+    const right = runAfter(text, after);
+    if (right.length >= 8 && (left.mixed || right.mixed)) return true;
+  }
+  return false;
+}
 
 /**
  * The views detectors read, for a stripped text: the text as a reader reads it (NFKC, skeleton; JSON
- * and percent escapes decoded; lines of one token joined) when that differs from the text, and each
- * decodable base64 run. The text itself is not among them: callers scan it directly.
+ * and percent escapes decoded) when that differs from the text, the same with the lines of a wrapped
+ * token joined, and each decodable base64 run. Each is built only when the text holds what it
+ * decodes (most log lines need none). The text itself is not among them: callers scan it directly.
  */
-export function decodedViews(text: string): View[] {
+export function decodedViews(text: string, base64 = true): View[] {
   const views: View[] = [];
-  if (DECODABLE.test(text)) {
-    const read = percentView(unescapeView(readerView(identity(text))));
-    if (read.text !== text) views.push(read);
-    // Joined only as a view of its own: joining may glue a token to the word before the line break.
-    const joined = read.text.includes('\n') ? joinedView(read) : read;
-    if (joined !== read && joined.text !== read.text) views.push(joined);
-    views.push(...base64Views(joined));
-  } else {
-    views.push(...base64Views(identity(text)));
+  let read: View | null = /[^\x00-\x7f]/.test(text) ? readerView(text) : null;
+  if (text.includes('\\')) read = unescapeView(read?.text ?? text, read);
+  if (/%[0-9a-fA-F]{2}/.test(read?.text ?? text)) read = percentView(read?.text ?? text, read);
+  if (read !== null && read.text !== text) views.push(read);
+  else read = null;
+  let last = read;
+  if (wrapped(read?.text ?? text)) {
+    const joined = joinedView(read?.text ?? text, read);
+    views.push(joined);
+    last = joined;
   }
+  if (base64 || last !== null) views.push(...base64Views(last?.text ?? text, last));
   return views;
 }
 
 /** The text as detectors read it (no map): stripped, NFKC, confusable skeleton. */
 export function normalise(text: string): string {
   const stripped = stripInvisible(text);
-  return /[^\x00-\x7f]/.test(stripped) ? readerView(identity(stripped)).text : stripped;
+  return /[^\x00-\x7f]/.test(stripped) ? (readerView(stripped)?.text ?? stripped) : stripped;
 }

@@ -1,5 +1,5 @@
 import { decodedViews, sourceRange, type View } from './normalise.js';
-import { findSecrets, type Finding } from './secrets.js';
+import { findSecrets, tokenRuns, type Finding } from './secrets.js';
 
 /**
  * The second half of `redact`: every secret the detectors find in a text, or in one of its decoded
@@ -13,10 +13,12 @@ const MAX_VIEW_CHARS = 65_536;
 
 /** `text` with every finding (in it or in its views) replaced by a marker. */
 export function redactFindings(text: string, shapes: (text: string) => string): string {
-  const findings = findSecrets(text);
+  const runs = tokenRuns(text);
+  const findings = findSecrets(text, runs);
   if (text.length <= MAX_VIEW_CHARS) {
-    for (const view of decodedViews(text)) {
-      for (const f of [...findSecrets(view.text), ...shapeFindings(view.text, shapes)]) findings.push(mapped(view, f));
+    for (const view of decodedViews(text, runs.base64)) {
+      for (const f of findSecrets(view.text)) findings.push(mapped(view, f));
+      for (const f of shapeFindings(view.text, shapes)) findings.push(mapped(view, f));
     }
   }
   return findings.length === 0 ? text : replaceRanges(text, findings);

@@ -1,5 +1,6 @@
-import { stripInvisible } from './normalise.js';
+import { stripInvisible, wrapped } from './normalise.js';
 import { redactFindings } from './redact-findings.js';
+import { secretRuleSetLoaded } from './secrets-rule-set.js';
 
 /**
  * The one redactor. Every piece of untrusted log text passes through `redact` before it reaches a
@@ -266,9 +267,51 @@ function redactShapes(text: string): string {
  * shapes above; then the detectors of secrets.ts (the maintained rule set once loaded, vendor shapes,
  * generic ones) on the text and on its decoded views (normalise.ts), each finding replacing the run of
  * the text it came from.
+ *
+ * Every shape and detector is line-local except key blocks and key material wrapped over lines, so a
+ * text without those is redacted line by line, each line memoised: tool output repeats lines (hints,
+ * banners, stack frames) across thousands of messages that differ in one number.
  */
 export function redact(text: string): string {
-  let current = redactShapes(stripInvisible(text));
+  const stripped = stripInvisible(text);
+  if (!stripped.includes('\n') || !isLineLocal(stripped)) return redactText(stripped);
+  const lines = stripped.split('\n');
+  for (let i = 0; i < lines.length; i += 1) lines[i] = redactLine(lines[i]!);
+  return lines.join('\n');
+}
+
+/**
+ * Whether every secret in `text` lies within one line: no key block, no key material wrapped over
+ * lines. Then a line of it redacts as it would in the whole text (ingest redacts just the error line).
+ */
+export function isLineLocal(text: string): boolean {
+  return !/-----BEGIN|PRIVATE KEY/.test(text) && !wrapped(text);
+}
+
+const LINE_MEMO = new Map<string, string>();
+const MAX_MEMO_LINES = 20_000;
+const MAX_MEMO_LINE = 1_000;
+
+/** Whether the memo's lines were redacted with the rule set (it loads later: then they are redone). */
+let memoWithRuleSet = false;
+
+function redactLine(line: string): string {
+  if (line.length > MAX_MEMO_LINE) return redactText(line);
+  if (memoWithRuleSet !== secretRuleSetLoaded()) {
+    LINE_MEMO.clear();
+    memoWithRuleSet = secretRuleSetLoaded();
+  }
+  let out = LINE_MEMO.get(line);
+  if (out === undefined) {
+    out = redactText(line);
+    if (LINE_MEMO.size >= MAX_MEMO_LINES) LINE_MEMO.clear();
+    LINE_MEMO.set(line, out);
+  }
+  return out;
+}
+
+function redactText(stripped: string): string {
+  let current = redactShapes(stripped);
   // A finding can complete a shape (and the reverse), as between the shapes' own passes; the shapes
   // settled already, so this loop is short, and bounded for hostile input.
   for (let pass = 0; pass < FINDING_PASSES; pass += 1) {

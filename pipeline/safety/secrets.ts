@@ -18,6 +18,8 @@ interface Detector {
   readonly pattern: RegExp;
   /** The capture group that is the secret (default: the whole match). */
   readonly group?: number;
+  /** A cheap test the text must pass before the pattern runs (most log lines hold none of the words). */
+  readonly gate?: RegExp;
   /** Whether this match is a secret; `m` is the whole match (a key's name in a group of its own). */
   readonly accept?: (value: string, m: RegExpExecArray) => boolean;
 }
@@ -75,11 +77,22 @@ const PREFIXED: readonly [string, string][] = [
 /** An OpenAI-looking `sk-…` always holds a digit; `sk-learn-…`-style words do not. */
 const hasDigit = (value: string): boolean => /\d/.test(value);
 
-const VENDOR: readonly Detector[] = PREFIXED.map(([kind, source]) => ({
-  kind,
-  pattern: new RegExp(`${EDGE}${source}${TAIL}`, 'g'),
-  ...(kind === 'openai_key' ? { accept: hasDigit } : {}),
-}));
+/**
+ * The vendor shapes as one alternation, one named group each, so a text is scanned once instead of
+ * once per vendor (this runs per distinct string at ingest).
+ */
+const VENDOR = new RegExp(`${EDGE}(?:${PREFIXED.map(([, source], i) => `(?<v${i}>${source})`).join('|')})${TAIL}`, 'g');
+
+function runVendors(text: string, out: Finding[]): void {
+  VENDOR.lastIndex = 0;
+  for (let m = VENDOR.exec(text); m !== null; m = VENDOR.exec(text)) {
+    const groups = m.groups!;
+    const i = PREFIXED.findIndex((_, k) => groups[`v${k}`] !== undefined);
+    const kind = PREFIXED[i]![0];
+    if (kind === 'openai_key' && !hasDigit(m[0])) continue;
+    out.push({ start: m.index, end: m.index + m[0].length, kind });
+  }
+}
 
 /** Shannon entropy in bits per character. */
 export function entropy(s: string): number {
@@ -109,27 +122,32 @@ export function looksLikeSecretToken(token: string): boolean {
   return entropy(token) >= (token.length >= 40 ? 4.2 : 3.9);
 }
 
-const GENERIC: readonly Detector[] = [
+/** Detectors of a token by its look: run only on text with a long run of token characters. */
+const TOKEN_DETECTORS: readonly Detector[] = [
   // A key body without its BEGIN line: DER sequences start `MII` in base64.
   { kind: 'private_key', pattern: /(?<![A-Za-z0-9+/])MI[IGHJ][A-Za-z0-9+/]{60,}={0,2}/g },
   { kind: 'high_entropy', pattern: /(?<![A-Za-z0-9_+/=.~-])[A-Za-z0-9_+/=.~-]{24,}/g, accept: looksLikeSecretToken },
-  // `-p<password>` attached to a MySQL/MariaDB client's flag (`mysql -uroot -phunter2`).
-  { kind: 'password', pattern: /\b(?:mysql\w*|mariadb\w*)\b[^\n]{0,200}?[ \t]-p(?![ \t])(["']?)([^\s"']{1,200})\1/dgi, group: 2 },
   // Key material split over lines: the run right after a line break that follows a redacted secret.
   { kind: 'secret', pattern: /\[REDACTED:[a-z0-9_]+\](?:\\[nr]|\r?\n)[ \t]*([A-Za-z0-9+/=_-]{8,})/dg, group: 1, accept: continuesSecret },
+];
+
+/** Detectors of a credential by its context (a key word, a flag, a header): run only on text with such a word. */
+const CONTEXT_DETECTORS: readonly Detector[] = [
   // `pass: x`, `pass=x`, `passwd=x` as a key of its own.
-  { kind: 'password', pattern: /(?<![\w.-])(?:pass|passwd|pwd|pw)["']?[ \t]*[:=][ \t]*["']?([^\s"',;&]{3,200})/dgi, group: 1, accept: (v) => !/^\[REDACTED:/.test(v) && !/^[~/]/.test(v) },
-  // `using password hunter2x`, `with password: x`, `AUTH x` (redis): a value with a digit or mixed case.
-  { kind: 'password', pattern: /\b(?:password|passphrase|passwd)(?:[ \t]+(?:is|was))?[ \t]+["']?([^\s"',;]{6,200})/dgi, group: 1, accept: credentialLike },
-  { kind: 'password', pattern: /\b(?:AUTH|requirepass|masterauth)[ \t]+(?:\w+[ \t]+)?["']?([^\s"',;]{6,200})/dg, group: 1, accept: credentialLike },
+  { gate: /pass|pwd|pw/i, kind: 'password', pattern: /(?<![\w.-])(?:pass|passwd|pwd|pw)["']?[ \t]*[:=][ \t]*["']?([^\s"',;&]{3,200})/dgi, group: 1, accept: (v) => !/^\[REDACTED:/.test(v) && !/^[~/]/.test(v) },
   // `user:pass@host` with or without a scheme; the password may hold `@` (up to the last one before the host).
-  { kind: 'url_password', pattern: /(?<![\w.%+-])[\w.%+-]{1,64}:((?:[^\s:/?#"'<>@]|@(?=[^\s/?#"'<>]*@)){1,200})@(?=[\w-]+(?:\.[\w-]+)*(?::\d+)?(?:[/\s?#"']|$))/dg, group: 1, accept: (v) => !/^\d+$/.test(v) && !v.startsWith('[REDACTED:') },
+  { gate: /@/, kind: 'url_password', pattern: /(?<![\w.%+-])[\w.%+-]{1,64}:((?:[^\s:/?#"'<>@]|@(?=[^\s/?#"'<>]*@)){1,200})@(?=[\w-]+(?:\.[\w-]+)*(?::\d+)?(?:[/\s?#"']|$))/dg, group: 1, accept: (v) => !/^\d+$/.test(v) && !v.startsWith('[REDACTED:') },
   // Cookie headers carry sessions: the whole value.
-  { kind: 'cookie', pattern: /\b(?:set-)?cookie["']?[ \t]*[:=][ \t]*["']?([^\n"']{4,4000})/dgi, group: 1, accept: (v) => /=/.test(v) && !/^\[REDACTED:[a-z_]+\]$/.test(v) },
+  { gate: /cookie/i, kind: 'cookie', pattern: /\b(?:set-)?cookie["']?[ \t]*[:=][ \t]*["']?([^\n"']{4,4000})/dgi, group: 1, accept: (v) => /=/.test(v) && !/^\[REDACTED:[a-z_]+\]$/.test(v) },
   // Headers named for a credential: `X-Api-Key: …`, `X-Auth-Token: …`, `Private-Token: …`.
-  { kind: 'authorization', pattern: /\b(?:x-[\w-]*(?:key|token|secret|auth)|private-token|api-key|apikey)["']?[ \t]*:[ \t]*["']?([^\s"',;]{6,})/dgi, group: 1, accept: (v) => !v.startsWith('[REDACTED:') },
+  { gate: /x-|private-token|api-?key/i, kind: 'authorization', pattern: /\b(?:x-[\w-]*(?:key|token|secret|auth)|private-token|api-key|apikey)["']?[ \t]*:[ \t]*["']?([^\s"',;]{6,})/dgi, group: 1, accept: (v) => !v.startsWith('[REDACTED:') },
   // `.env` lines and environment dumps: an upper-case name with a credential word (`API_KEY_2=…`, `DB_PASS_RO=…`).
-  { kind: 'secret', pattern: /(?<![\w.-])([A-Z][A-Z0-9_]{1,80})["']?[ \t]*[:=][ \t]*["']?([^\s"',;&]{1,400})/dg, group: 2, accept: (v, m) => ENV_NAME.test(m[1]!) && !(/^(?:OLD)?PWD$/.test(m[1]!) && /^[~/]/.test(v)) && !v.startsWith('[REDACTED:') && !/^\$\{?\w+\}?$/.test(v) },
+  { gate: /[A-Z][A-Z0-9_]*(?:PASS|PWD|SECRET|TOKEN|KEY|AUTH|CREDENTIAL|SALT)/, kind: 'secret', pattern: /(?<![\w.-])([A-Z][A-Z0-9_]{1,80})["']?[ \t]*[:=][ \t]*["']?([^\s"',;&]{1,400})/dg, group: 2, accept: (v, m) => ENV_NAME.test(m[1]!) && !(/^(?:OLD)?PWD$/.test(m[1]!) && /^[~/]/.test(v)) && !v.startsWith('[REDACTED:') && !/^\$\{?\w+\}?$/.test(v) },
+  // `-p<password>` attached to a MySQL/MariaDB client's flag (`mysql -uroot -phunter2`).
+  { gate: /mysql|mariadb/i, kind: 'password', pattern: /\b(?:mysql\w*|mariadb\w*)\b[^\n]{0,200}?[ \t]-p(?![ \t])(["']?)([^\s"']{1,200})\1/dgi, group: 2 },
+  // `using password hunter2x`, `with password: x`, `AUTH x` (redis): a value with a digit or mixed case.
+  { gate: /passw|passph/i, kind: 'password', pattern: /\b(?:password|passphrase|passwd)(?:[ \t]+(?:is|was))?[ \t]+["']?([^\s"',;]{6,200})/dgi, group: 1, accept: credentialLike },
+  { gate: /AUTH|requirepass|masterauth/, kind: 'password', pattern: /\b(?:AUTH|requirepass|masterauth)[ \t]+(?:\w+[ \t]+)?["']?([^\s"',;]{6,200})/dg, group: 1, accept: credentialLike },
 ];
 
 /** An environment variable named for a credential: the word is a whole `_`-separated part of the name. */
@@ -147,10 +165,42 @@ function credentialLike(value: string): boolean {
   return /\d/.test(value) || (/[a-z]/.test(value) && /[A-Z]/.test(value)) || /[^\w]/.test(value.replace(/[.,:;!?)]+$/, ''));
 }
 
-/** Text without any of these cannot hold a finding of the detectors above (a cheap gate). */
-const TRIGGER = /[A-Za-z0-9_+/=.~-]{20}|pass|pwd|auth|cookie|key|token|secret|credential|@|mysql|maria/i;
-/** Text that may hold a secret the rule set knows: a long token, a URL, a key block. */
-const RULE_SET_TRIGGER = /[A-Za-z0-9_-]{16}|:\/\/|-----|@/;
+/** What the gates need to know about a text's runs of token characters, read in one pass. */
+export interface TokenRuns {
+  /** A run of 15 or more: a vendor token or a random one may be there. */
+  long: boolean;
+  /** A run of 16 or more with a letter and a digit, or a URL or key block: the rule set may find something. */
+  ruleSet: boolean;
+  /** A run of 24 or more with a digit: a base64 run worth decoding may be there. */
+  base64: boolean;
+}
+
+const isTokenCode = (c: number): boolean =>
+  (c >= 48 && c <= 58) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 43 || c === 47 || c === 61 || c === 126 || c === 45;
+
+/** One pass over the text, no allocation: the gates of findSecrets and of the base64 views. */
+export function tokenRuns(text: string): TokenRuns {
+  const runs: TokenRuns = { long: false, ruleSet: /:\/\/|-----BEGIN|PRIVATE KEY/.test(text), base64: false };
+  let length = 0;
+  let digit = false;
+  let letter = false;
+  for (let i = 0; i <= text.length; i += 1) {
+    const c = i < text.length ? text.charCodeAt(i) : 32;
+    if (isTokenCode(c)) {
+      length += 1;
+      if (c >= 48 && c <= 57) digit = true;
+      else if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) letter = true;
+      continue;
+    }
+    if (length >= 15) runs.long = true;
+    if (length >= 16 && digit && letter) runs.ruleSet = true;
+    if (length >= 24 && digit) runs.base64 = true;
+    length = 0;
+    digit = false;
+    letter = false;
+  }
+  return runs;
+}
 
 function run(detector: Detector, text: string, out: Finding[]): void {
   const re = detector.pattern;
@@ -167,13 +217,13 @@ function run(detector: Detector, text: string, out: Finding[]): void {
 }
 
 /** Every secret the detectors and the rule set find in `text`, as ranges (may overlap). */
-export function findSecrets(text: string): Finding[] {
+export function findSecrets(text: string, runs: TokenRuns = tokenRuns(text)): Finding[] {
   const out: Finding[] = [];
-  if (RULE_SET_TRIGGER.test(text)) {
-    for (const f of scanWithRuleSet(text)) out.push(f);
+  if (runs.ruleSet) for (const f of scanWithRuleSet(text)) out.push(f);
+  if (runs.long) {
+    runVendors(text, out);
+    for (const detector of TOKEN_DETECTORS) run(detector, text, out);
   }
-  if (!TRIGGER.test(text)) return out;
-  for (const detector of VENDOR) run(detector, text, out);
-  for (const detector of GENERIC) run(detector, text, out);
+  for (const detector of CONTEXT_DETECTORS) if (detector.gate === undefined || detector.gate.test(text)) run(detector, text, out);
   return out;
 }
