@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { redact } from './redact.js';
-import { looksLikeSecretToken } from './secrets.js';
+import { looksLikeSecretToken, runVendors, type Finding } from './secrets.js';
 
 /**
  * Identifiers from a log (tool names, error categories, session ids, input hashes) key maps, name
@@ -49,10 +49,24 @@ export function identifierProblem(field: IdentifierField, raw: string): string |
   if (isPrototypeName(raw)) return 'prototype';
   if (/--|(?:^|[^A-Za-z0-9])-[A-Za-z]/.test(raw)) return 'flag';
   if (HOST.test(raw)) return 'host';
-  if (redact(raw) !== raw) return 'secret';
+  if (holdsSecret(field, raw)) return 'secret';
   if (field !== 'input_hash' && field !== 'session_id' && raw.split(/__?|[.:+-]/).some(looksLikeSecretToken)) return 'secret';
   if (field !== 'input_hash' && INSTRUCTION.test(raw.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' '))) return 'instruction';
   return null;
+}
+
+/**
+ * Whether an identifier holds a secret. Session ids and input hashes are checked per distinct value on
+ * the hot path, and hold no key words or separators a context shape needs: for them, a vendor token or
+ * a random-looking part is enough (a `=` or `:` sends them through the whole redactor).
+ */
+function holdsSecret(field: IdentifierField, raw: string): boolean {
+  if ((field === 'session_id' || field === 'input_hash') && !/[=:]/.test(raw)) {
+    const found: Finding[] = [];
+    runVendors(raw, found);
+    return found.length > 0 || raw.split(/[-_.+]+/).some(looksLikeSecretToken);
+  }
+  return redact(raw) !== raw;
 }
 
 /** The placeholder for a refused identifier: its field and 24 bits of a hash of it (`tool-3f2a9c`). */
@@ -76,7 +90,20 @@ export class IdentifierGuard {
   private readonly memo: Record<IdentifierField, Map<string, string>> = { tool_name: new Map(), error_category: new Map(), session_id: new Map(), input_hash: new Map() };
   private readonly replaced: Record<IdentifierField, Set<string>> = { tool_name: new Set(), error_category: new Set(), session_id: new Set(), input_hash: new Set() };
 
+  /** The last value checked per field: consecutive events mostly share a session and a tool. */
+  private readonly last: Record<IdentifierField, [string, string] | null> = { tool_name: null, error_category: null, session_id: null, input_hash: null };
+
   check(field: IdentifierField, raw: string): string {
+    const last = this.last[field];
+    if (last !== null && last[0] === raw) return last[1];
+    // Input hashes hardly repeat: a hex digest passes at once, without filling the memo.
+    if (field === 'input_hash' && PLAIN_ID.test(raw) && raw.length <= MAX_LENGTH.input_hash) return raw;
+    const clean = this.lookup(field, raw);
+    this.last[field] = [raw, clean];
+    return clean;
+  }
+
+  private lookup(field: IdentifierField, raw: string): string {
     const memo = this.memo[field];
     let clean = memo.get(raw);
     if (clean === undefined) {

@@ -246,6 +246,8 @@ function runAfter(text: string, start: number): { length: number; mixed: boolean
   return { length: i - start, mixed: digit && letter };
 }
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
 /** Whether a text holds key material wrapped over lines (see above). */
 export function wrapped(text: string): boolean {
   for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', nl + 1)) {
@@ -273,9 +275,9 @@ export function wrapped(text: string): boolean {
  */
 export function decodedViews(text: string, base64 = true): View[] {
   const views: View[] = [];
-  let read: View | null = /[^\x00-\x7f]/.test(text) ? readerView(text) : null;
+  let read: View | null = NON_ASCII.test(text) ? readerView(text) : null;
   if (text.includes('\\')) read = unescapeView(read?.text ?? text, read);
-  if (/%[0-9a-fA-F]{2}/.test(read?.text ?? text)) read = percentView(read?.text ?? text, read);
+  if ((read?.text ?? text).includes('%') && /%[0-9a-fA-F]{2}/.test(read?.text ?? text)) read = percentView(read?.text ?? text, read);
   if (read !== null && read.text !== text) views.push(read);
   else read = null;
   let last = read;

@@ -83,7 +83,7 @@ const hasDigit = (value: string): boolean => /\d/.test(value);
  */
 const VENDOR = new RegExp(`${EDGE}(?:${PREFIXED.map(([, source], i) => `(?<v${i}>${source})`).join('|')})${TAIL}`, 'g');
 
-function runVendors(text: string, out: Finding[]): void {
+export function runVendors(text: string, out: Finding[]): void {
   VENDOR.lastIndex = 0;
   for (let m = VENDOR.exec(text); m !== null; m = VENDOR.exec(text)) {
     const groups = m.groups!;
@@ -178,26 +178,37 @@ export interface TokenRuns {
 const isTokenCode = (c: number): boolean =>
   (c >= 48 && c <= 58) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 43 || c === 47 || c === 61 || c === 126 || c === 45;
 
-/** One pass over the text, no allocation: the gates of findSecrets and of the base64 views. */
+/**
+ * One pass over the text, no allocation: the gates of findSecrets and of the base64 views. The token
+ * gates read segments, runs cut at `/`, `.` and `:` as well: paths (`src/db/0042_add_orders.sql`) are
+ * the long runs of most log lines, and a token has a long segment of its own.
+ */
 export function tokenRuns(text: string): TokenRuns {
   const runs: TokenRuns = { long: false, ruleSet: /:\/\/|-----BEGIN|PRIVATE KEY/.test(text), base64: false };
   let length = 0;
+  let segment = 0;
   let digit = false;
   let letter = false;
   for (let i = 0; i <= text.length; i += 1) {
     const c = i < text.length ? text.charCodeAt(i) : 32;
-    if (isTokenCode(c)) {
-      length += 1;
+    const token = isTokenCode(c);
+    if (token && c !== 47 && c !== 46 && c !== 58) {
+      segment += 1;
       if (c >= 48 && c <= 57) digit = true;
       else if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) letter = true;
-      continue;
+    } else {
+      if (segment >= 15) runs.long = true;
+      if (segment >= 16 && digit && letter) runs.ruleSet = true;
+      segment = 0;
+      digit = false;
+      letter = false;
     }
-    if (length >= 15) runs.long = true;
-    if (length >= 16 && digit && letter) runs.ruleSet = true;
-    if (length >= 24 && digit) runs.base64 = true;
-    length = 0;
-    digit = false;
-    letter = false;
+    if (token) {
+      length += 1;
+    } else {
+      if (length >= 24) runs.base64 = runs.base64 || /\d/.test(text.slice(i - length, i));
+      length = 0;
+    }
   }
   return runs;
 }
