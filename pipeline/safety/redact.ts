@@ -285,7 +285,7 @@ export function redact(text: string): string {
  * lines. Then a line of it redacts as it would in the whole text (ingest redacts just the error line).
  */
 export function isLineLocal(text: string): boolean {
-  return !/-----BEGIN|PRIVATE KEY/.test(text) && !wrapped(text);
+  return !(text.includes('-----BEGIN') || text.includes('PRIVATE KEY')) && !wrapped(text);
 }
 
 const LINE_MEMO = new Map<string, string>();
