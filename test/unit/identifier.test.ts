@@ -82,6 +82,17 @@ describe('clusters keyed by identifiers', () => {
     expect(cluster!.error_category).toBe(placeholder('error_category', '__proto__'));
   });
 
+  it('keeps evidence as a masked template, never the raw line', () => {
+    const builder = new ClusterBuilder({ sampleSize: 5 });
+    builder.add('failure', event({ tool_name: 'Bash', error_message: `error: request 8f3a91c2 failed after 1234 ms for mirror deploy:hunter2x9@db.internal` }), 0, { file: 'l', offset: 0 });
+    const [cluster] = builder.finish();
+    const message = cluster!.samples[0]!.message;
+    expect(message).toContain('<*>');
+    expect(message).not.toContain('1234');
+    expect(message).not.toContain('8f3a91c2');
+    expect(message).not.toContain('hunter2x9');
+  });
+
   it('keeps no category is uncategorized', () => {
     expect(failureCategory(event({ tool_name: 'Bash' }))).toBe('uncategorized');
     expect(failureCategory(event({ tool_name: 'Bash', error_category: '  ' }))).toBe('uncategorized');
