@@ -274,7 +274,8 @@ function redactShapes(text: string): string {
  */
 export function redact(text: string): string {
   const stripped = stripInvisible(text);
-  if (!stripped.includes('\n') || !isLineLocal(stripped)) return redactText(stripped);
+  if (!stripped.includes('\n')) return redactLine(stripped);
+  if (!isLineLocal(stripped)) return redactText(stripped);
   const lines = stripped.split('\n');
   for (let i = 0; i < lines.length; i += 1) lines[i] = redactLine(lines[i]!);
   return lines.join('\n');

@@ -142,7 +142,7 @@ const CONTEXT_DETECTORS: readonly Detector[] = [
   // Headers named for a credential: `X-Api-Key: …`, `X-Auth-Token: …`, `Private-Token: …`.
   { gate: /x-|private-token|api-?key/i, kind: 'authorization', pattern: /\b(?:x-[\w-]*(?:key|token|secret|auth)|private-token|api-key|apikey)["']?[ \t]*:[ \t]*["']?([^\s"',;]{6,})/dgi, group: 1, accept: (v) => !v.startsWith('[REDACTED:') },
   // `.env` lines and environment dumps: an upper-case name with a credential word (`API_KEY_2=…`, `DB_PASS_RO=…`).
-  { gate: /[A-Z][A-Z0-9_]*(?:PASS|PWD|SECRET|TOKEN|KEY|AUTH|CREDENTIAL|SALT)/, kind: 'secret', pattern: /(?<![\w.-])([A-Z][A-Z0-9_]{1,80})["']?[ \t]*[:=][ \t]*["']?([^\s"',;&]{1,400})/dg, group: 2, accept: (v, m) => ENV_NAME.test(m[1]!) && !(/^(?:OLD)?PWD$/.test(m[1]!) && /^[~/]/.test(v)) && !v.startsWith('[REDACTED:') && !/^\$\{?\w+\}?$/.test(v) },
+  { gate: /PASS|PWD|SECRET|TOKEN|KEY|AUTH|CREDENTIAL|SALT/, kind: 'secret', pattern: /(?<![\w.-])([A-Z][A-Z0-9_]{1,80})["']?[ \t]*[:=][ \t]*["']?([^\s"',;&]{1,400})/dg, group: 2, accept: (v, m) => ENV_NAME.test(m[1]!) && !(/^(?:OLD)?PWD$/.test(m[1]!) && /^[~/]/.test(v)) && !v.startsWith('[REDACTED:') && !/^\$\{?\w+\}?$/.test(v) },
   // `-p<password>` attached to a MySQL/MariaDB client's flag (`mysql -uroot -phunter2`).
   { gate: /mysql|mariadb/i, kind: 'password', pattern: /\b(?:mysql\w*|mariadb\w*)\b[^\n]{0,200}?[ \t]-p(?![ \t])(["']?)([^\s"']{1,200})\1/dgi, group: 2 },
   // `using password hunter2x`, `with password: x`, `AUTH x` (redis): a value with a digit or mixed case.

@@ -24,6 +24,8 @@ const EVIDENCE_READ = 2000;
  */
 export function maskMessage(message: string): string {
   return message
+    // Claude Code's wrapper is not part of the error (see error-line.ts); the masker would mangle it.
+    .replace(/<\/?tool_use_error>/g, '')
     .slice(0, EVIDENCE_READ)
     .split(/\r?\n/)
     .filter((line) => line.trim() !== '')

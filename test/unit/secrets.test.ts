@@ -56,6 +56,28 @@ describe('redact: text around a secret is kept', () => {
   });
 });
 
+describe('redact: hostile input stays linear', () => {
+  const HOSTILE = [
+    'A'.repeat(900_000),
+    `error: ab ${'A'.repeat(300_000)}`,
+    'A_'.repeat(200_000),
+    'AUTH '.repeat(100_000),
+    'x:'.repeat(200_000) + '@',
+    'a@'.repeat(200_000),
+    'Cookie: a=b'.repeat(50_000),
+    'mysql '.repeat(50_000) + '-p',
+    '%41'.repeat(30_000),
+    '\\u0041'.repeat(20_000),
+    ('ab1Cd2Ef3\n').repeat(20_000),
+    Buffer.from('x'.repeat(40_000)).toString('base64'),
+  ];
+  it.each(HOSTILE.map((s, i) => [i, s] as const))('hostile input #%i', (_i, s) => {
+    const start = performance.now();
+    redact(s);
+    expect(performance.now() - start).toBeLessThan(3000);
+  });
+});
+
 describe('normalise', () => {
   it('removes ANSI codes, zero-width and bidi characters', () => {
     expect(stripInvisible('\u001b[31mre\u200bd\u202e\u001b[0m')).toBe('red');
