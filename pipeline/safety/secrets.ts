@@ -126,7 +126,8 @@ export function looksLikeSecretToken(token: string): boolean {
 const TOKEN_DETECTORS: readonly Detector[] = [
   // A key body without its BEGIN line: DER sequences start `MII` in base64.
   { kind: 'private_key', pattern: /(?<![A-Za-z0-9+/])MI[IGHJ][A-Za-z0-9+/]{60,}={0,2}/g },
-  { kind: 'high_entropy', pattern: /(?<![A-Za-z0-9_+/=.~-])[A-Za-z0-9_+/=.~-]{24,}/g, accept: looksLikeSecretToken },
+  // Not right after a `%XX` code: that run is the rest of a percent-encoded text, read decoded in its view.
+  { kind: 'high_entropy', pattern: /(?<![A-Za-z0-9_+/=.~%-])[A-Za-z0-9_+/=.~-]{24,}/g, accept: looksLikeSecretToken },
   // Key material split over lines: the run right after a line break that follows a redacted secret.
   { kind: 'secret', pattern: /\[REDACTED:[a-z0-9_]+\](?:\\[nr]|\r?\n)[ \t]*([A-Za-z0-9+/=_-]{8,})/dg, group: 1, accept: continuesSecret },
 ];
