@@ -3,6 +3,7 @@ import { Option } from 'commander';
 import { readProcessStdin } from '../io/stdin.js';
 import { errors } from '../model/errors.js';
 import { redact } from '../safety/redact.js';
+import { loadSecretRuleSet } from '../safety/secrets-rule-set.js';
 import { mineTemplates, type MinedLine } from '../templates/mine.js';
 import type { CliDeps } from './context-from-options.js';
 import { printSuccess } from './output.js';
@@ -24,6 +25,7 @@ export async function templatesCommand(file: string | undefined, options: Templa
   const text = file === undefined ? await (deps.readStdin ?? (() => readProcessStdin()))() : await deps.fs.readText(resolve(deps.cwd, file));
   if (text === undefined) throw errors.usage(`templates expects a readable file of messages, found nothing at ${file} (${resolve(deps.cwd, file!)}). Check the path, or pipe the messages on stdin.`, { path: file });
   const messages = toMessages(text, options.field);
+  await loadSecretRuleSet();
   const mined = mineTemplates(messages.map((m) => redact(m.message)));
   const lines = messages.map((m, i) => ({ line: m.line, template_id: mined[i]!.template_id, template: mined[i]!.template }));
   const summary = summarize(mined, messages.length, options.field === undefined ? 0 : countSkipped(text, messages.length));

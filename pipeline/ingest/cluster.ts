@@ -1,6 +1,7 @@
-import { redact } from '../safety/redact.js';
+import { isLineLocal, redact } from '../safety/redact.js';
 import type { TelemetryEvent } from '../telemetry/event.js';
 import { maskHomePaths, signatureKey } from '../templates/signature.js';
+import { maskMessage, maskVariables } from '../templates/line-mask.js';
 import { isShellTool, toolFamily } from '../telemetry/tool-family.js';
 import { BoundedMemo } from './bounded-memo.js';
 import { FailureLines } from './failure-lines.js';
@@ -8,8 +9,8 @@ import { DistinctCounter, type DistinctState } from './distinct.js';
 import { fnv1a, mix32 } from '../model/hash.js';
 import { SignatureCounter, type HashBudget, type SignatureState } from './signature-counter.js';
 import { clusterId, type Cluster, type ClusterKind, type EventRef, type Evidence } from '../model/cluster.js';
-import { cleanIdentifier } from '../safety/identifier.js';
 import { LightestFirst } from '../templates/lightest-first.js';
+import { IdentifierGuard, safeIdentifier } from '../safety/identifier.js';
 
 export interface ClusterLimits {
   sampleSize: number;
@@ -95,8 +96,6 @@ interface Accumulator {
 /** Groups candidate events into clusters as they stream past; memory is bounded per cluster. */
 export class ClusterBuilder {
   private readonly clusters = new Map<string, Accumulator>();
-  /** Raw category → cleaned category, per night (categories are few; the cap guards hostile logs). */
-  private readonly categories = new Map<string, string>();
   /** Raw tool name → raw category ('' for none) → cluster key; and raw tool name → slow cluster key. */
   private readonly failureKeys = new Map<string, Map<string, string>>();
   private readonly slowKeys = new Map<string, Map<string, string>>();
@@ -120,7 +119,8 @@ export class ClusterBuilder {
 
   constructor(
     private readonly limits: ClusterLimits,
-    private readonly toolName: (raw: string) => string = toolNameCleaner(),
+    private readonly ids: IdentifierGuard = new IdentifierGuard(),
+    private readonly toolName: (raw: string) => string = toolNameCleaner(ids),
   ) {}
 
   /** Counts an event in its cluster; the cluster's key and tool family. */
@@ -128,17 +128,17 @@ export class ClusterBuilder {
     // A failure's cluster is its tool, category and masked error line (templates are mined from those lines).
     const message = event.error_message;
     // Per message, once: its signature key and the line a template is mined from (see FailureLines).
-    const known = kind === 'failure' && message ? this.messages.get(message, () => ({ signature: signatureKey(message), line: this.failureLines.of(message), families: null, base: null, key: null })) : null;
+    const known = kind === 'failure' && message ? this.messages.get(message, () => knownMessage(message, this.failureLines)) : null;
     const signature = known?.signature ?? null;
     const line = kind === 'failure' ? (known?.line ?? '') : null;
     // A shell tool's failures belong to the program that failed (its family), named per call.
     const shellFamily = kind === 'failure' && isShellTool(event.tool_name) ? this.shellFamily(event, known === null ? undefined : (known.families ??= new Map())) : null;
-    const base = shellFamily === null ? this.mapKey(kind, event) : `failure\u0000${shellFamily}\u0000${failureCategory(event, this.categories)}`;
+    const base = shellFamily === null ? this.mapKey(kind, event) : `failure\u0000${shellFamily}\u0000${failureCategory(event, this.ids)}`;
     const mapKey = line === null ? base : withLine(base, line, known);
     let acc = this.clusters.get(mapKey);
     const opened = !acc;
     if (!acc) {
-      const category = kind === 'failure' ? failureCategory(event, this.categories) : null;
+      const category = kind === 'failure' ? failureCategory(event, this.ids) : null;
       const tool = shellFamily ?? this.toolName(kind === 'failure' ? toolFamily(event.tool_name) : event.tool_name);
       const inherited = this.clusters.size >= (this.limits.maxClusters ?? Number.POSITIVE_INFINITY) ? this.dropLightest() : 0;
       acc = newAccumulator(clusterId(kind, tool, category), line, kind, tool, category, ts, this.signatureCounter(mapKey));
@@ -148,8 +148,9 @@ export class ClusterBuilder {
     }
     acc.count += 1;
     if (opened) this.lightest?.push(mapKey, acc.count + acc.inherited, acc.seq);
-    acc.inputs.add(event.input_hash);
-    if (event.session_id) acc.sessions.add(event.session_id);
+    // Stored as identifiers: a value that fails the grammar (a secret, a URL) is its placeholder.
+    acc.inputs.add(this.ids.check('input_hash', event.input_hash));
+    if (event.session_id) acc.sessions.add(this.ids.check('session_id', event.session_id));
     acc.first = Math.min(acc.first, ts);
     acc.last = Math.max(acc.last, ts);
     // Keyed by day number on the hot path; turned into YYYY-MM-DD once per cluster in finish().
@@ -212,7 +213,7 @@ export class ClusterBuilder {
     let byCategory = memo.get(rawTool);
     let key = byCategory?.get(rawCategory);
     if (key === undefined) {
-      const category = kind === 'failure' ? failureCategory(event, this.categories) : null;
+      const category = kind === 'failure' ? failureCategory(event, this.ids) : null;
       key = `${kind}\u0000${this.toolName(kind === 'failure' ? toolFamily(rawTool) : rawTool)}\u0000${category ?? ''}`;
       if (this.memoKeys < MAX_MEMO_KEYS && rawTool.length + rawCategory.length <= MAX_MEMO_NAME) {
         if (byCategory === undefined) memo.set(rawTool, (byCategory = new Map()));
@@ -343,37 +344,33 @@ function withLine(base: string, line: string, known: KnownMessage | null): strin
 
 /**
  * A category is an identifier (`git_error`), never prose: anything else in the field is attacker-
- * controllable text that would otherwise flow into rule texts, so it becomes `uncategorized`.
+ * controllable text that would otherwise flow into rule texts, so it becomes its placeholder
+ * (`category-3f2a9c`); no category at all is `uncategorized`.
  */
-export function failureCategory(event: TelemetryEvent, memo: Map<string, string> = new Map()): string {
+export function failureCategory(event: TelemetryEvent, ids: IdentifierGuard = new IdentifierGuard()): string {
   const raw = event.error_category;
   if (raw === undefined || raw === null) return 'uncategorized';
-  let clean = memo.get(raw);
-  if (clean === undefined) {
-    const category = raw.trim();
-    clean = category && CATEGORY.test(category) && redact(category) === category ? category : 'uncategorized';
-    if (memo.size < 10_000) memo.set(raw, clean);
-  }
-  return clean;
+  const category = raw.trim();
+  return category === '' ? 'uncategorized' : ids.check('error_category', category);
 }
 
-
-const CATEGORY = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
+/**
+ * Tool names are log text too: a name that fails the identifier grammar (or carries a secret, a URL,
+ * a flag) is replaced by its placeholder before it keys a cluster or a baseline. Memoized by the guard,
+ * because a log has few distinct tool names and this runs per event.
+ */
+export function toolNameCleaner(ids: IdentifierGuard = new IdentifierGuard()): (raw: string) => string {
+  return (raw) => ids.check('tool_name', raw);
+}
 
 /**
- * Tool names are log text too: redacted and kept to tool-name characters before they key a cluster or
- * a baseline. Memoized, because a log has few distinct tool names and this runs per event.
+ * A message's signature key and masked error line. Both are read from one line; a message whose secret
+ * spans lines (a key block, key material wrapped over lines) is redacted whole first, since only there
+ * is it one secret.
  */
-export function toolNameCleaner(): (raw: string) => string {
-  const memo = new Map<string, string>();
-  return (raw) => {
-    let clean = memo.get(raw);
-    if (clean === undefined) {
-      clean = cleanIdentifier(redact(raw), 64) ?? 'unknown_tool';
-      if (memo.size < MAX_TRACKED) memo.set(raw, clean);
-    }
-    return clean;
-  };
+function knownMessage(message: string, lines: FailureLines): KnownMessage {
+  const text = isLineLocal(message) ? message : redact(message);
+  return { signature: signatureKey(text), line: lines.of(text), families: null, base: null, key: null };
 }
 
 function newAccumulator(id: string, line: string | null, kind: ClusterKind, tool: string, category: string | null, ts: number, signatures: SignatureCounter): Accumulator {
@@ -409,11 +406,12 @@ export function toEvidence(event: TelemetryEvent, ref: EventRef, ts: number): Ev
   return {
     file: ref.file,
     offset: ref.offset,
-    input_hash: redact(event.input_hash).slice(0, 64),
-    session_id: event.session_id ? redact(event.session_id).slice(0, 80) : null,
+    input_hash: safeIdentifier('input_hash', event.input_hash),
+    session_id: event.session_id ? safeIdentifier('session_id', event.session_id) : null,
     timestamp: new Date(ts).toISOString(),
     duration_ms: event.duration_ms,
-    message: maskHomePaths(redact(event.error_message ?? '')).slice(0, 300),
+    // Masked as a template (values are `<*>`) after redaction: nothing of the raw line is kept.
+    message: maskMessage(maskHomePaths(redact(event.error_message ?? ''))).slice(0, 300),
   };
 }
 

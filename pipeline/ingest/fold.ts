@@ -8,6 +8,8 @@ import { isFailure, SlowDetector } from './filter.js';
 import { callShape, RecoveryTracker, type Call } from './recovery.js';
 import { BoundedMemo } from './bounded-memo.js';
 import { isShellTool, toolFamily } from '../telemetry/tool-family.js';
+import { IdentifierGuard, type IdentifierField } from '../safety/identifier.js';
+import { redact } from '../safety/redact.js';
 
 export interface LineCounts {
   read: number;
@@ -16,6 +18,11 @@ export interface LineCounts {
   old: number;
   blank: number;
   invalid_by_reason: Partial<Record<InvalidReason, number>>;
+  /**
+   * Distinct tool names, categories, session ids and input hashes replaced by placeholders (see
+   * safety/identifier.ts); set when the night is read, absent when none was.
+   */
+  identifiers_replaced?: Partial<Record<IdentifierField, number>>;
 }
 
 export interface InvalidLine {
@@ -71,7 +78,9 @@ const SCAN_AFTER_LINES = 20_000;
 export class IngestFold {
   readonly lines: LineCounts = { read: 0, valid: 0, invalid: 0, old: 0, blank: 0, invalid_by_reason: {} };
   readonly invalidSamples: InvalidLine[] = [];
-  readonly toolName = toolNameCleaner();
+  /** Tool names, categories, sessions and input hashes as stored: identifiers, or their placeholders. */
+  readonly ids = new IdentifierGuard();
+  readonly toolName = toolNameCleaner(this.ids);
   readonly builder: ClusterBuilder;
   /** The cluster limits the builder was made with (the template step builds the night's clusters with them). */
   readonly limits: ClusterLimits;
@@ -101,7 +110,7 @@ export class IngestFold {
     // Days beyond the window only count toward `count`; a margin keeps every day the gate may read.
     const limits = { sampleSize: settings.sample_size, maxClusters: settings.max_clusters, daysKept: Math.ceil(settings.window_days) + 32 };
     this.limits = limits;
-    this.builder = new ClusterBuilder({ ...limits, ...(options.maxSignatures ? { maxSignatures: options.maxSignatures } : {}), ...(options.settledSignatures ? { settledSignatures: options.settledSignatures } : {}), ...(options.hashOverflowSignatures ? { hashOverflowSignatures: true } : {}) }, this.toolName);
+    this.builder = new ClusterBuilder({ ...limits, ...(options.maxSignatures ? { maxSignatures: options.maxSignatures } : {}), ...(options.settledSignatures ? { settledSignatures: options.settledSignatures } : {}), ...(options.hashOverflowSignatures ? { hashOverflowSignatures: true } : {}) }, this.ids, this.toolName);
     this.detector = new SlowDetector(baselines, {
       slowFactor: settings.slow_factor,
       minSamples: settings.baseline_min_samples,
@@ -160,7 +169,7 @@ export class IngestFold {
     const event = read.event();
     if (!isFailure(event)) return;
     const cluster = this.builder.add('failure', event, ts, { file: segment.file, offset });
-    const session = event.session_id;
+    const session = event.session_id === undefined ? undefined : this.ids.check('session_id', event.session_id);
     if (session !== undefined && cluster !== null) this.recovery.observe({ session, family: cluster.tool, failure: cluster.key, shape: null });
   }
 
@@ -169,7 +178,9 @@ export class IngestFold {
    * the call's event (for its shape) is built only when that family is the one a failure waits on.
    */
   private followUp(read: ReadEvent): void {
-    const session = read.sessionId();
+    const raw = read.sessionId();
+    // Sessions key what worked next and are stored with it: as identifiers (memoised: they repeat).
+    const session = raw === undefined ? undefined : this.ids.check('session_id', raw);
     if (session === undefined || !this.recovery.wants(session)) return;
     const family = this.families.get(read.toolName, () => (isShellTool(read.toolName) ? null : toolFamily(read.toolName)));
     if (family !== null && !this.recovery.needsShape(session, family)) return this.recovery.observe({ session, family, failure: null, shape: null });
@@ -185,7 +196,7 @@ export class IngestFold {
 
   /** A successful call as what may have worked after a failure: its family and the shape of the call. */
   private successCall(session: string, event: TelemetryEvent): Call {
-    const { family, shape } = this.callShapes.get(`${event.tool_name}\u0000${event.input_summary ?? ''}`, () => familyAndShape(event));
+    const { family, shape } = this.callShapes.get(`${event.tool_name}\u0000${event.input_summary ?? ''}`, () => familyAndShape(event, this.toolName));
     return { session, family, failure: null, shape };
   }
 
@@ -225,8 +236,13 @@ export class IngestFold {
   }
 }
 
-/** The family and shape of a successful call (see IngestFold.successCall). */
-function familyAndShape(event: TelemetryEvent): { family: string; shape: string | null } {
+/**
+ * The family and shape of a successful call (see IngestFold.successCall). The shape is stored and cited:
+ * it is read from the redacted summary (a password after `AUTH` is a marker, which ends the shape), and
+ * a call without a summary is named by its tool name as stored.
+ */
+function familyAndShape(event: TelemetryEvent, toolName: (raw: string) => string): { family: string; shape: string | null } {
   const family = isShellTool(event.tool_name) ? toolFamily(event.tool_name, event.input_summary) : toolFamily(event.tool_name);
-  return { family, shape: callShape(event.tool_name, event.input_summary) };
+  const summary = event.input_summary === undefined ? undefined : redact(event.input_summary);
+  return { family: toolName(family), shape: callShape(toolName(event.tool_name), summary) };
 }

@@ -21,6 +21,8 @@ export interface PartialFold {
   window: { from: number | null; to: number | null };
   latest: number | null;
   usage: UsageState;
+  /** Identifiers this part replaced by placeholders (see IdentifierGuard). */
+  ids: ReturnType<IngestFold['ids']['toState']>;
   clusters: ClusterState[];
   overflow: number;
   detector: DetectorState;
@@ -60,6 +62,7 @@ export function toPartial(fold: IngestFold, consumed: number): PartialFold {
     window: fold.window,
     latest: fold.takeLatest(),
     usage: fold.usage.toState(),
+    ids: fold.ids.toState(),
     clusters: fold.builder.toState(),
     overflow: fold.builder.overflow,
     detector: fold.detector.toState(),
@@ -93,6 +96,7 @@ export function mergePartial(fold: IngestFold, partial: PartialFold): boolean {
   for (const sample of partial.invalidSamples) if (fold.invalidSamples.length < MAX_INVALID_SAMPLES) fold.invalidSamples.push(sample);
   fold.noteTimes(partial.window.from, partial.window.to, partial.latest);
   fold.usage.merge(partial.usage);
+  fold.ids.merge(partial.ids);
   fold.builder.merge(partial.clusters);
   fold.detector.absorb(partial.detector);
   fold.recovery.absorb(partial.recovery);

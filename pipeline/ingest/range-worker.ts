@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { rangeFold, toPartial, type RangeRequest, type RangeStart } from './merge.js';
 import { readLines, type RawLine } from '../io/line-reader.js';
+import { loadSecretRuleSet } from '../safety/secrets-rule-set.js';
 
 const PROGRESS_EVERY = 8 << 20;
 const request = workerData as RangeRequest;
@@ -28,4 +29,5 @@ port.once('message', (start: RangeStart) => {
     (error: unknown) => port.postMessage({ error: error instanceof Error ? error.message : String(error) }),
   );
 });
-port.postMessage({ ready: true });
+// Ready once the secret rule set is loaded: this thread redacts what it keeps exactly as the main one.
+void loadSecretRuleSet().then(() => port.postMessage({ ready: true }));

@@ -1,6 +1,140 @@
+import { createHash } from 'node:crypto';
+import { redact } from './redact.js';
+import { looksLikeSecretToken, runVendors, type Finding } from './secrets.js';
+
+/**
+ * Identifiers from a log (tool names, error categories, session ids, input hashes) key maps, name
+ * clusters and stand in rule texts, so they follow a grammar instead of being cleaned up: one that
+ * fails it, or holds a URL, a flag, a secret, instruction-like words or a prototype property name, is
+ * replaced as a whole by a hashed placeholder (`tool-3f2a9c`). Nothing of it survives, and two
+ * different bad names stay two placeholders.
+ */
+
+export type IdentifierField = 'tool_name' | 'error_category' | 'session_id' | 'input_hash';
+
+const PLACEHOLDER_PREFIX: Record<IdentifierField, string> = { tool_name: 'tool', error_category: 'category', session_id: 'session', input_hash: 'input' };
+
+/**
+ * Tool names and categories: a letter, then letters, digits and `_ . : -` in words (`git_push`,
+ * `mcp__github__list_prs`, `python3.11`, `not_read_first`), at most 64 characters.
+ */
+const NAME = /^[A-Za-z][A-Za-z0-9]*(?:(?:__?|[.:+-])[A-Za-z0-9]+)*$/;
+/** Categories may also start with a digit (`404`). */
+const CATEGORY = /^[A-Za-z0-9][A-Za-z0-9]*(?:(?:__?|[.:+-])[A-Za-z0-9]+)*$/;
+/** Hex digests and UUIDs: the usual input hashes and session ids, accepted without further checks. */
+const PLAIN_ID = /^(?:[0-9a-f]{8,64}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+/** Session ids and input hashes: opaque tokens (UUIDs, hex, `s-2026-11-15-a`), at most 128 characters. */
+const ID = /^[A-Za-z0-9][A-Za-z0-9_.:+=-]*$/;
+const MAX_LENGTH: Record<IdentifierField, number> = { tool_name: 64, error_category: 64, session_id: 128, input_hash: 128 };
+
+/**
+ * Phrases that address a reader or order an action (an identifier is a name, never a sentence); word
+ * pairs rather than single words, so `override_settings` or `force_sync` stay names.
+ */
+const INSTRUCTION = /(?:ignore|disregard|forget|override|bypass)[^a-z]+(?:all|any|the|previous|prior|above|earlier|instructions?|rules?|memory|safety|checks?|hooks?|tests?)\b|(?:previous|prior|above|earlier)[^a-z]+(?:instructions?|rules?|prompt)\b|jailbreak|developer[^a-z]?mode|\byou[^a-z]+(?:are|must|should|will)\b|system[^a-z]?prompt|no[^a-z]?verify|\b(?:always|never)[^a-z]+[a-z]+/i;
+/** A host or URL: a scheme, `//`, `www.`, or a dotted name ending in a top-level domain. */
+const HOST = /:\/\/|\/\/|\bwww\.|[a-z0-9-]\.(?:com|net|org|io|dev|app|sh|ai|co|xyz|example|invalid|test|local|internal|ru|cn|me|info|biz)(?:[^a-z0-9]|$)/i;
+
+/** Names an object would inherit (`constructor`, `toString`, `__proto__`): never keys, never names. */
+function isPrototypeName(name: string): boolean {
+  return name === '__proto__' || name in Object.prototype || name in Function.prototype || name === 'prototype';
+}
+
+/** Why an identifier is refused; null when it follows the grammar and carries nothing. */
+export function identifierProblem(field: IdentifierField, raw: string): string | null {
+  if (raw.length === 0 || raw.length > MAX_LENGTH[field]) return 'length';
+  if ((field === 'input_hash' || field === 'session_id') && PLAIN_ID.test(raw)) return null;
+  const grammar = field === 'tool_name' ? NAME : field === 'error_category' ? CATEGORY : ID;
+  if (!grammar.test(raw)) return 'grammar';
+  if (isPrototypeName(raw)) return 'prototype';
+  if (/--|(?:^|[^A-Za-z0-9])-[A-Za-z]/.test(raw)) return 'flag';
+  if (HOST.test(raw)) return 'host';
+  if (holdsSecret(field, raw)) return 'secret';
+  if (field !== 'input_hash' && field !== 'session_id' && raw.split(/__?|[.:+-]/).some(looksLikeSecretToken)) return 'secret';
+  if (field !== 'input_hash' && INSTRUCTION.test(raw.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' '))) return 'instruction';
+  return null;
+}
+
+/**
+ * Whether an identifier holds a secret. Session ids and input hashes are checked per distinct value on
+ * the hot path, and hold no key words or separators a context shape needs: for them, a vendor token or
+ * a random-looking part is enough (a `=` or `:` sends them through the whole redactor).
+ */
+function holdsSecret(field: IdentifierField, raw: string): boolean {
+  if ((field === 'session_id' || field === 'input_hash') && !/[=:]/.test(raw)) {
+    const found: Finding[] = [];
+    runVendors(raw, found);
+    return found.length > 0 || raw.split(/[-_.+]+/).some(looksLikeSecretToken);
+  }
+  return redact(raw) !== raw;
+}
+
+/** The placeholder for a refused identifier: its field and 24 bits of a hash of it (`tool-3f2a9c`). */
+export function placeholder(field: IdentifierField, raw: string): string {
+  return `${PLACEHOLDER_PREFIX[field]}-${createHash('sha256').update(raw).digest('hex').slice(0, 6)}`;
+}
+
+/** The identifier as stored: itself when it passes, else its placeholder. */
+export function safeIdentifier(field: IdentifierField, raw: string): string {
+  return identifierProblem(field, raw) === null ? raw : placeholder(field, raw);
+}
+
+/** Raw values remembered per field (a log has few tool names; a hostile one may invent many). */
+const MAX_MEMO = 10_000;
+
+/**
+ * Checks identifiers as they stream past, memoised per raw value, and remembers which were replaced
+ * (per field, up to MAX_MEMO each) so a run can say how many. Maps are prototype-free.
+ */
+export class IdentifierGuard {
+  private readonly memo: Record<IdentifierField, Map<string, string>> = { tool_name: new Map(), error_category: new Map(), session_id: new Map(), input_hash: new Map() };
+  private readonly replaced: Record<IdentifierField, Set<string>> = { tool_name: new Set(), error_category: new Set(), session_id: new Set(), input_hash: new Set() };
+
+  /** The last value checked per field: consecutive events mostly share a session and a tool. */
+  private readonly last: Record<IdentifierField, [string, string] | null> = { tool_name: null, error_category: null, session_id: null, input_hash: null };
+
+  check(field: IdentifierField, raw: string): string {
+    const last = this.last[field];
+    if (last !== null && last[0] === raw) return last[1];
+    // Input hashes hardly repeat: a hex digest passes at once, without filling the memo.
+    if (field === 'input_hash' && PLAIN_ID.test(raw) && raw.length <= MAX_LENGTH.input_hash) return raw;
+    const clean = this.lookup(field, raw);
+    this.last[field] = [raw, clean];
+    return clean;
+  }
+
+  private lookup(field: IdentifierField, raw: string): string {
+    const memo = this.memo[field];
+    let clean = memo.get(raw);
+    if (clean === undefined) {
+      clean = safeIdentifier(field, raw);
+      if (clean !== raw && this.replaced[field].size < MAX_MEMO) this.replaced[field].add(clean);
+      if (memo.size < MAX_MEMO) memo.set(raw, clean);
+    }
+    return clean;
+  }
+
+  /** Distinct identifiers replaced so far, per field (fields with none left out). */
+  counts(): Partial<Record<IdentifierField, number>> {
+    const out: Partial<Record<IdentifierField, number>> = {};
+    for (const field of Object.keys(this.replaced) as IdentifierField[]) if (this.replaced[field].size > 0) out[field] = this.replaced[field].size;
+    return out;
+  }
+
+  /** The placeholders given, for a merge with another thread's guard. */
+  toState(): Record<IdentifierField, string[]> {
+    return { tool_name: [...this.replaced.tool_name], error_category: [...this.replaced.error_category], session_id: [...this.replaced.session_id], input_hash: [...this.replaced.input_hash] };
+  }
+
+  merge(state: Record<IdentifierField, string[]>): void {
+    for (const field of Object.keys(this.replaced) as IdentifierField[]) {
+      for (const p of state[field] ?? []) if (this.replaced[field].size < MAX_MEMO) this.replaced[field].add(p);
+    }
+  }
+}
+
 /** Keeps the characters identifiers are made of; null when nothing is left. */
 export function cleanIdentifier(text: string, max: number): string | null {
   const clean = text.replace(/[^\w.:@/-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, max);
   return clean.length > 0 ? clean : null;
 }
-

@@ -1,3 +1,7 @@
+import { stripInvisible, wrapped } from './normalise.js';
+import { redactFindings } from './redact-findings.js';
+import { secretRuleSetLoaded } from './secrets-rule-set.js';
+
 /**
  * The one redactor. Every piece of untrusted log text passes through `redact` before it reaches a
  * rule, a report, state, stdout, a prompt or git (see ARCHITECTURE.md, "Principles").
@@ -231,7 +235,7 @@ function applyRule(text: string, rule: SecretRule): string {
   return last === 0 ? text : out + text.slice(last);
 }
 
-function redactOnce(text: string): string {
+export function redactOnce(text: string): string {
   let out = text;
   for (const rule of RULES) out = applyRule(out, rule);
   return out;
@@ -245,8 +249,8 @@ function redactOnce(text: string): string {
  */
 const MAX_PASSES = 4;
 
-/** Replaces every secret in `text` with `[REDACTED:<kind>]`. Pure, deterministic and idempotent. */
-export function redact(text: string): string {
+/** The regex shapes above, pass after pass until nothing changes (see MAX_PASSES). */
+function redactShapes(text: string): string {
   if (!TRIGGER.test(text)) return text;
   let current = text;
   for (let pass = 0; pass < MAX_PASSES; pass += 1) {
@@ -257,6 +261,69 @@ export function redact(text: string): string {
   return current;
 }
 
+/**
+ * Replaces every secret in `text` with `[REDACTED:<kind>]`. Pure, deterministic and idempotent.
+ * Invisible characters and ANSI codes go first (they split a token from the patterns); then the regex
+ * shapes above; then the detectors of secrets.ts (the maintained rule set once loaded, vendor shapes,
+ * generic ones) on the text and on its decoded views (normalise.ts), each finding replacing the run of
+ * the text it came from.
+ *
+ * Every shape and detector is line-local except key blocks and key material wrapped over lines, so a
+ * text without those is redacted line by line, each line memoised: tool output repeats lines (hints,
+ * banners, stack frames) across thousands of messages that differ in one number.
+ */
+export function redact(text: string): string {
+  const stripped = stripInvisible(text);
+  if (!stripped.includes('\n')) return redactLine(stripped);
+  if (!isLineLocal(stripped)) return redactText(stripped);
+  const lines = stripped.split('\n');
+  for (let i = 0; i < lines.length; i += 1) lines[i] = redactLine(lines[i]!);
+  return lines.join('\n');
+}
+
+/**
+ * Whether every secret in `text` lies within one line: no key block, no key material wrapped over
+ * lines. Then a line of it redacts as it would in the whole text (ingest redacts just the error line).
+ */
+export function isLineLocal(text: string): boolean {
+  return !(text.includes('-----BEGIN') || text.includes('PRIVATE KEY')) && !wrapped(text);
+}
+
+const LINE_MEMO = new Map<string, string>();
+const MAX_MEMO_LINES = 20_000;
+const MAX_MEMO_LINE = 1_000;
+
+/** Whether the memo's lines were redacted with the rule set (it loads later: then they are redone). */
+let memoWithRuleSet = false;
+
+function redactLine(line: string): string {
+  if (line.length > MAX_MEMO_LINE) return redactText(line);
+  if (memoWithRuleSet !== secretRuleSetLoaded()) {
+    LINE_MEMO.clear();
+    memoWithRuleSet = secretRuleSetLoaded();
+  }
+  let out = LINE_MEMO.get(line);
+  if (out === undefined) {
+    out = redactText(line);
+    if (LINE_MEMO.size >= MAX_MEMO_LINES) LINE_MEMO.clear();
+    LINE_MEMO.set(line, out);
+  }
+  return out;
+}
+
+function redactText(stripped: string): string {
+  let current = redactShapes(stripped);
+  // A finding can complete a shape (and the reverse), as between the shapes' own passes; the shapes
+  // settled already, so this loop is short, and bounded for hostile input.
+  for (let pass = 0; pass < FINDING_PASSES; pass += 1) {
+    const found = redactFindings(current, redactShapes);
+    if (found === current) break;
+    current = redactShapes(found);
+  }
+  return current;
+}
+
+const FINDING_PASSES = 3;
 /** Keys whose whole string value is a secret, whatever it looks like (`{"password": "x"}`). */
 const SECRET_KEY = /(?:passw(?:or)?d|pwd|passphrase|[_.-]pass|secret|token|api[_.-]?key|secret[_.-]?(?:access[_.-]?)?key)$/i;
 const ENTROPY_KEY = new RegExp(ENTROPY_WORDS, 'i');

@@ -11,6 +11,7 @@ import { clustersByTemplate } from '../ingest/by-template.js';
 import { widenedCoverageGuard } from '../ingest/held-coverage.js';
 import { TemplateMiner, type TemplateMinerState } from '../templates/miner.js';
 import type { UsageSummary } from '../telemetry/usage.js';
+import { loadSecretRuleSet } from '../safety/secrets-rule-set.js';
 
 export type { InvalidLine, LineCounts } from '../ingest/fold.js';
 
@@ -60,6 +61,9 @@ const SCAN_AT_ONCE_BYTES = 8 << 20;
  */
 export async function ingest<I extends { state: State; notices: string[] }>(input: I, ctx: RunContext): Promise<I & IngestResult> {
   const { settings } = ctx;
+  // Loaded here, not at start-up: the hook and the logger never pay for it. Every string ingest keeps is
+  // redacted with it (the fold is synchronous; the rule set is then ready).
+  await loadSecretRuleSet();
   const cursors: Record<string, Cursor> = { ...input.state.cursors };
   const notices: string[] = [];
 
@@ -141,6 +145,10 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
   }
   const clusters = clustersByTemplate(builder, miner, fold.limits, fold.recovery.result(), widenedCoverageGuard(Object.values(input.state.rules), () => miner.merged()));
   if (miner.dropped() > 0 || miner.unsaved() > 0) notices.push(templateCapNotice(miner.dropped(), miner.unsaved()));
+  const usage = fold.usage.finish(fold.toolName);
+  // Counted once every stored name has been checked (usage names last).
+  const replaced = fold.ids.counts();
+  if (Object.keys(replaced).length > 0) lines.identifiers_replaced = replaced;
   return {
     ...input,
     lines,
@@ -153,7 +161,7 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
     cursors,
     notices: [...input.notices, ...notices],
     window: { from: iso(fold.window.from), to: iso(fold.window.to) },
-    usage: fold.usage.finish(fold.toolName),
+    usage,
     parallel,
   };
 }

@@ -86,6 +86,8 @@ function summary(out: string[], input: ReportInput, meta: ReportMeta): void {
   out.push('## Summary', '', '| | |', '|---|---|');
   out.push(`| events read | ${input.window.from ?? '–'} → ${input.window.to ?? '–'} |`);
   out.push(`| lines | ${lines.read} read, ${lines.valid} valid, ${lines.invalid} invalid, ${lines.old} old, ${lines.blank} blank |`);
+  const replaced = Object.entries(lines.identifiers_replaced ?? {}).sort();
+  if (replaced.length > 0) out.push(`| identifiers replaced by placeholders | ${replaced.map(([field, n]) => `${n} ${field}`).join(', ')} (not a valid name, or a URL, flag, secret or instruction inside) |`);
   out.push(`| clusters | ${input.clusters.length} (${count('promoted')} promoted, ${count('pending')} pending, ${count('covered')} covered by a rule, ${count('restored')} restored a rule, ${count('burned')} burned) |`);
   // In a real run a `proposed` rule was held back: its skill file could not be read (see the notices).
   const heldBack = !meta.dryRun && byStatus('proposed') > 0 ? `, ${byStatus('proposed')} held back (file unreadable)` : '';

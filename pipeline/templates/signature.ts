@@ -26,10 +26,10 @@ export function signatureOf(message: string | undefined): string | null {
 }
 
 /**
- * The hot path's half of a signature, computed for every failure: the informative line with ids and
- * long hex masked and whitespace collapsed, not yet redacted. Such keys stay inside the cluster builder;
- * only `signatureText` of a key is ever shown or stored. Redaction (a dozen patterns) runs once per
- * distinct kept signature instead of once per failure.
+ * The hot path's half of a signature, computed for every failure: the informative line, redacted, with
+ * ids and long hex masked and whitespace collapsed. Such keys stay inside the cluster builder;
+ * only `signatureText` of a key is ever shown or stored. The cluster builder computes it once per
+ * distinct message, and the redactor memoises lines, so a line shared by many messages is redacted once.
  */
 export function signatureKey(message: string | undefined): string | null {
   if (!message) return null;
@@ -39,7 +39,9 @@ export function signatureKey(message: string | undefined): string | null {
   // The last exception line, else the first line with an error word, else the first line; noise never
   // counts. Noise is checked only on a line that would be chosen (it is the costly test).
   const chosen = pick(lines, EXCEPTION_LINE, true) ?? pick(lines, ERROR_WORDS, false) ?? pick(lines, null, false);
-  return chosen === undefined ? null : maskIds(chosen).slice(0, KEY_MAX);
+  // Redacted before ids are masked: masking first cuts a token's hex tail off, and the rest no longer
+  // reads as a secret (`SK4ed7…<hex>`). Memoised by the redactor per line.
+  return chosen === undefined ? null : maskIds(redact(chosen)).slice(0, KEY_MAX);
 }
 
 /** The first (or last) trimmed, non-empty, non-noise line matching `pattern` (any line when null). */

@@ -48,7 +48,8 @@ describe('what the commands print at a terminal', () => {
     const dir = makeDir({ 'MEMORY.md': MEMORY, 'logs/telemetry.jsonl': lines(...events) }, { git: true });
     const id = (await cli(dir, ['run'])).json.data.proposals[0].id;
     const explain = (await sc(dir, ['explain', id])).stdout;
-    expect(explain).toContain(TAGGED);
+    // Evidence is kept as a masked template (no raw line is stored), without the harness's wrapper tags.
+    expect(explain).toContain(TAGGED.replace(/<\/?tool_use_error>/g, ''));
     expect(explain).not.toContain('&lt;');
   });
 

@@ -27,7 +27,7 @@ export function makeDir(files: Record<string, string>, options: { git?: boolean 
 
 /** Runs git; its stderr is captured (a failure's message carries it) instead of printed on the test run's terminal. */
 export function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd: dir, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+  return execFileSync('git', args, { cwd: dir, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: 256 << 20 });
 }
 
 export interface CliRun {

@@ -1,0 +1,241 @@
+import { scanWithRuleSet } from './secrets-rule-set.js';
+
+/**
+ * Secret detectors that report ranges, run on a text and on each of its decoded views (normalise.ts):
+ * the maintained rule set (secrets-rule-set.ts), vendor token shapes it lacks, and generic detectors
+ * (random-looking tokens, long base64 runs, key bodies without their BEGIN line, credential contexts).
+ * Every pattern is linear: a repeated class is anchored by a look-behind that excludes that class.
+ */
+
+export interface Finding {
+  start: number;
+  end: number;
+  kind: string;
+}
+
+interface Detector {
+  readonly kind: string;
+  readonly pattern: RegExp;
+  /** The capture group that is the secret (default: the whole match). */
+  readonly group?: number;
+  /** A cheap test the text must pass before the pattern runs (most log lines hold none of the words). */
+  readonly gate?: RegExp;
+  /** Whether this match is a secret; `m` is the whole match (a key's name in a group of its own). */
+  readonly accept?: (value: string, m: RegExpExecArray) => boolean;
+}
+
+/** Token characters; a vendor prefix may follow `_` or `-` (inside an identifier: `mcp__x__ghp_…`). */
+const EDGE = '(?<![A-Za-z0-9])';
+const TAIL = '(?![A-Za-z0-9])';
+
+/**
+ * Vendor prefixes documented by the vendors and by public secret scanners (gitleaks, GitHub secret
+ * scanning, trufflehog), each followed by enough token characters to be a credential.
+ */
+const PREFIXED: readonly [string, string][] = [
+  ['github_token', String.raw`(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,})`],
+  ['gitlab_token', String.raw`(?:gl(?:pat|dt|rt|cbt|ptt|ft|imt|oas|soat)-[\w-]{20,}|glagent-[\w-]{30,}|GR1348941[\w-]{20,})`],
+  ['npm_token', String.raw`npm_[A-Za-z0-9]{30,}`],
+  ['pypi_token', String.raw`pypi-[\w-]{50,}`],
+  ['aws_access_key', String.raw`(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}`],
+  ['google_api_key', String.raw`AIza[\w-]{30,}`],
+  ['google_oauth_token', String.raw`ya29\.[\w-]{20,}`],
+  ['azure_client_secret', String.raw`[\w~.-]{3}\dQ~[\w~.-]{31,34}`],
+  ['slack_token', String.raw`(?:xox[abposre]|xapp)-[\w-]{10,}`],
+  ['stripe_key', String.raw`(?:[rsp]k_(?:live|test)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9+/=]{20,})`],
+  ['twilio_key', String.raw`(?:SK|AC)[0-9a-fA-F]{32}`],
+  ['sendgrid_key', String.raw`SG\.[\w-]{16,}\.[\w-]{16,}`],
+  ['mailgun_key', String.raw`key-[0-9a-zA-Z]{32}`],
+  ['databricks_token', String.raw`dapi[0-9a-f]{32}(?:-\d)?`],
+  ['notion_token', String.raw`(?:secret_[A-Za-z0-9]{40,}|ntn_[A-Za-z0-9]{40,})`],
+  ['vault_token', String.raw`(?:hv[sbr]\.[\w-]{20,}|s\.[A-Za-z0-9]{24})`],
+  ['shopify_token', String.raw`shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}`],
+  ['discord_token', String.raw`[MNO][A-Za-z0-9_-]{23,25}\.[\w-]{6}\.[\w-]{27,40}`],
+  ['telegram_token', String.raw`\d{8,10}:AA[A-Za-z0-9_-]{33}`],
+  ['openai_key', String.raw`sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}`],
+  ['anthropic_key', String.raw`sk-ant-[\w-]{20,}`],
+  ['huggingface_token', String.raw`(?:hf_|api_org_)[A-Za-z0-9]{30,}`],
+  ['groq_key', String.raw`gsk_[A-Za-z0-9]{40,}`],
+  ['replicate_token', String.raw`r8_[A-Za-z0-9]{30,}`],
+  ['linear_key', String.raw`lin_(?:api|oauth)_[A-Za-z0-9]{40,}`],
+  ['atlassian_token', String.raw`ATATT3[\w=-]{40,}`],
+  ['digitalocean_token', String.raw`do[opr]_v1_[a-f0-9]{64}`],
+  ['doppler_token', String.raw`dp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9]{40,}`],
+  ['postman_key', String.raw`PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}`],
+  ['sentry_token', String.raw`(?:sntrys_|sntryu_)[\w=+/]{30,}`],
+  ['grafana_token', String.raw`(?:glsa_\w{32}_[a-fA-F0-9]{8}|glc_[\w+/=]{32,})`],
+  ['supabase_token', String.raw`sbp_[a-f0-9]{40}`],
+  ['planetscale_token', String.raw`pscale_(?:tkn|pw|oauth)_[\w.-]{30,}`],
+  ['vercel_token', String.raw`vc[pkia]_[A-Za-z0-9]{24,}`],
+  ['figma_token', String.raw`figd_[\w-]{30,}`],
+  ['heroku_key', String.raw`HRKU-[\w-]{30,}`],
+  ['age_secret_key', String.raw`AGE-SECRET-KEY-1[0-9A-Z]{58}`],
+  ['mapbox_token', String.raw`[sp]k\.eyJ[\w-]{20,}\.[\w-]{20,}`],
+  ['jwt', String.raw`eyJ[\w-]{10,}\.eyJ[\w-]{10,}\.[\w-]*`],
+];
+
+/** An OpenAI-looking `sk-…` always holds a digit; `sk-learn-…`-style words do not. */
+const hasDigit = (value: string): boolean => /\d/.test(value);
+
+/**
+ * The vendor shapes as one alternation, one named group each, so a text is scanned once instead of
+ * once per vendor (this runs per distinct string at ingest).
+ */
+const VENDOR = new RegExp(`${EDGE}(?:${PREFIXED.map(([, source], i) => `(?<v${i}>${source})`).join('|')})${TAIL}`, 'g');
+
+export function runVendors(text: string, out: Finding[]): void {
+  VENDOR.lastIndex = 0;
+  for (let m = VENDOR.exec(text); m !== null; m = VENDOR.exec(text)) {
+    const groups = m.groups!;
+    const i = PREFIXED.findIndex((_, k) => groups[`v${k}`] !== undefined);
+    const kind = PREFIXED[i]![0];
+    if (kind === 'openai_key' && !hasDigit(m[0])) continue;
+    out.push({ start: m.index, end: m.index + m[0].length, kind });
+  }
+}
+
+/** Shannon entropy in bits per character. */
+export function entropy(s: string): number {
+  const counts = new Map<string, number>();
+  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let bits = 0;
+  for (const n of counts.values()) bits -= (n / s.length) * Math.log2(n / s.length);
+  return bits;
+}
+
+/**
+ * A token nobody would type: upper and lower case letters and digits, high entropy, and none of the
+ * shapes logs are full of that are not secrets (hex digests and input hashes, UUIDs, paths, dotted
+ * names, words joined by `_` or `-`).
+ */
+export function looksLikeSecretToken(token: string): boolean {
+  if (token.length < 24) return false;
+  if (/^[0-9a-fA-F_-]+$/.test(token)) return false;
+  // Words and hex or digit runs joined by separators (`build-3f9a1c…`, `telemetry-A1B2…`): ids, not keys.
+  if (token.split(/[-_.]+/).every((part) => /^[A-Za-z]*$/.test(part) || /^[0-9a-fA-F]+$/.test(part))) return false;
+  if (/^(?:[A-Za-z]+[_.-])+[A-Za-z]+\d*$/.test(token)) return false;
+  if (/\/[A-Za-z_.-]+\//.test(token) || token.startsWith('/')) return false;
+  if (!/[a-z]/.test(token) || !/[A-Z]/.test(token) || !/\d/.test(token)) return false;
+  // Word-like runs (CamelCase class names with a version) have long lower-case stretches.
+  const lowerRuns = token.match(/[a-z]{6,}/g)?.join('').length ?? 0;
+  if (lowerRuns > token.length / 2) return false;
+  return entropy(token) >= (token.length >= 40 ? 4.2 : 3.9);
+}
+
+/** Detectors of a token by its look: run only on text with a long run of token characters. */
+const TOKEN_DETECTORS: readonly Detector[] = [
+  // A key body without its BEGIN line: DER sequences start `MII` in base64.
+  { kind: 'private_key', pattern: /(?<![A-Za-z0-9+/])MI[IGHJ][A-Za-z0-9+/]{60,}={0,2}/g },
+  // Not right after a `%XX` code: that run is the rest of a percent-encoded text, read decoded in its view.
+  { kind: 'high_entropy', pattern: /(?<![A-Za-z0-9_+/=.~%-])[A-Za-z0-9_+/=.~-]{24,}/g, accept: looksLikeSecretToken },
+  // Key material split over lines: the run right after a line break that follows a redacted secret.
+  { kind: 'secret', pattern: /\[REDACTED:[a-z0-9_]+\](?:\\[nr]|\r?\n)[ \t]*([A-Za-z0-9+/=_-]{8,})/dg, group: 1, accept: continuesSecret },
+];
+
+/** Detectors of a credential by its context (a key word, a flag, a header): run only on text with such a word. */
+const CONTEXT_DETECTORS: readonly Detector[] = [
+  // `pass: x`, `pass=x`, `passwd=x` as a key of its own.
+  { gate: /pass|pwd|pw/i, kind: 'password', pattern: /(?<![\w.-])(?:pass|passwd|pwd|pw)["']?[ \t]*[:=][ \t]*["']?([^\s"',;&]{3,200})/dgi, group: 1, accept: (v) => !/^\[REDACTED:/.test(v) && !/^[~/]/.test(v) },
+  // `user:pass@host` with or without a scheme; the password may hold `@` (up to the last one before the host).
+  { gate: /@/, kind: 'url_password', pattern: /(?<![\w.%+-])[\w.%+-]{1,64}:((?:[^\s:/?#"'<>@]|@(?=[^\s/?#"'<>]*@)){1,200})@(?=[\w-]+(?:\.[\w-]+)*(?::\d+)?(?:[/\s?#"']|$))/dg, group: 1, accept: (v) => !/^\d+$/.test(v) && !v.startsWith('[REDACTED:') },
+  // Cookie headers carry sessions: the whole value.
+  { gate: /cookie/i, kind: 'cookie', pattern: /\b(?:set-)?cookie["']?[ \t]*[:=][ \t]*["']?([^\n"']{4,4000})/dgi, group: 1, accept: (v) => /=/.test(v) && !/^\[REDACTED:[a-z_]+\]$/.test(v) },
+  // Headers named for a credential: `X-Api-Key: …`, `X-Auth-Token: …`, `Private-Token: …`.
+  { gate: /x-|private-token|api-?key/i, kind: 'authorization', pattern: /\b(?:x-[\w-]*(?:key|token|secret|auth)|private-token|api-key|apikey)["']?[ \t]*:[ \t]*["']?([^\s"',;]{6,})/dgi, group: 1, accept: (v) => !v.startsWith('[REDACTED:') },
+  // `.env` lines and environment dumps: an upper-case name with a credential word (`API_KEY_2=…`, `DB_PASS_RO=…`).
+  { gate: /PASS|PWD|SECRET|TOKEN|KEY|AUTH|CREDENTIAL|SALT/, kind: 'secret', pattern: /(?<![\w.-])([A-Z][A-Z0-9_]{1,80})["']?[ \t]*[:=][ \t]*["']?([^\s"',;&]{1,400})/dg, group: 2, accept: (v, m) => ENV_NAME.test(m[1]!) && !(/^(?:OLD)?PWD$/.test(m[1]!) && /^[~/]/.test(v)) && !v.startsWith('[REDACTED:') && !/^\$\{?\w+\}?$/.test(v) },
+  // `-p<password>` attached to a MySQL/MariaDB client's flag (`mysql -uroot -phunter2`).
+  { gate: /mysql|mariadb/i, kind: 'password', pattern: /\b(?:mysql\w*|mariadb\w*)\b[^\n]{0,200}?[ \t]-p(?![ \t])(["']?)([^\s"']{1,200})\1/dgi, group: 2 },
+  // `using password hunter2x`, `with password: x`, `AUTH x` (redis): a value with a digit or mixed case.
+  { gate: /passw|passph/i, kind: 'password', pattern: /\b(?:password|passphrase|passwd)(?:[ \t]+(?:is|was))?[ \t]+["']?([^\s"',;]{6,200})/dgi, group: 1, accept: credentialLike },
+  { gate: /AUTH|requirepass|masterauth/, kind: 'password', pattern: /\b(?:AUTH|requirepass|masterauth)[ \t]+(?:\w+[ \t]+)?["']?([^\s"',;]{6,200})/dg, group: 1, accept: credentialLike },
+];
+
+/** An environment variable named for a credential: the word is a whole `_`-separated part of the name. */
+const ENV_NAME = /(?:^|_)(?:PASS(?:WORD|WD|PHRASE)?|PWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH|CREDENTIALS?|SIGNING_?KEY|SALT)(?:_|\d|$)/;
+
+/** The rest of a token after a line break: random-looking (letters and digits, or mixed case and long). */
+function continuesSecret(run: string): boolean {
+  return (/\d/.test(run) && /[A-Za-z]/.test(run)) || (run.length >= 16 && /[a-z]/.test(run) && /[A-Z]/.test(run));
+}
+
+/** A value after a credential word that reads as a credential, not as the next word of a sentence. */
+function credentialLike(value: string): boolean {
+  if (value.startsWith('[REDACTED:') || value.includes('://')) return false;
+  if (/^(?:authentication|required|incorrect|invalid|expired|for|is|was|not|provided|mismatch|changed|reset|policy|prompt|please|must|should|will|has|does|did|YES|NO|\(using)$/i.test(value)) return false;
+  return /\d/.test(value) || (/[a-z]/.test(value) && /[A-Z]/.test(value)) || /[^\w]/.test(value.replace(/[.,:;!?)]+$/, ''));
+}
+
+/** What the gates need to know about a text's runs of token characters, read in one pass. */
+export interface TokenRuns {
+  /** A run of 15 or more: a vendor token or a random one may be there. */
+  long: boolean;
+  /** A run of 16 or more with a letter and a digit, or a URL or key block: the rule set may find something. */
+  ruleSet: boolean;
+  /** A run of 24 or more with a digit: a base64 run worth decoding may be there. */
+  base64: boolean;
+}
+
+const isTokenCode = (c: number): boolean =>
+  (c >= 48 && c <= 58) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 43 || c === 47 || c === 61 || c === 126 || c === 45;
+
+/**
+ * One pass over the text, no allocation: the gates of findSecrets and of the base64 views. The token
+ * gates read segments, runs cut at `/`, `.` and `:` as well: paths (`src/db/0042_add_orders.sql`) are
+ * the long runs of most log lines, and a token has a long segment of its own.
+ */
+export function tokenRuns(text: string): TokenRuns {
+  const runs: TokenRuns = { long: false, ruleSet: /:\/\/|-----BEGIN|PRIVATE KEY/.test(text), base64: false };
+  let length = 0;
+  let segment = 0;
+  let digit = false;
+  let letter = false;
+  for (let i = 0; i <= text.length; i += 1) {
+    const c = i < text.length ? text.charCodeAt(i) : 32;
+    const token = isTokenCode(c);
+    if (token && c !== 47 && c !== 46 && c !== 58) {
+      segment += 1;
+      if (c >= 48 && c <= 57) digit = true;
+      else if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) letter = true;
+    } else {
+      if (segment >= 15) runs.long = true;
+      if (segment >= 16 && digit && letter) runs.ruleSet = true;
+      segment = 0;
+      digit = false;
+      letter = false;
+    }
+    if (token) {
+      length += 1;
+    } else {
+      if (length >= 24) runs.base64 = runs.base64 || /\d/.test(text.slice(i - length, i));
+      length = 0;
+    }
+  }
+  return runs;
+}
+
+function run(detector: Detector, text: string, out: Finding[]): void {
+  const re = detector.pattern;
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    if (m[0].length === 0) re.lastIndex += 1;
+    const group = detector.group ?? 0;
+    const value = m[group];
+    if (value === undefined || value === '') continue;
+    if (detector.accept && !detector.accept(value, m)) continue;
+    const start = group === 0 ? m.index : (m as RegExpExecArray & { indices: [number, number][] }).indices[group]![0];
+    out.push({ start, end: start + value.length, kind: detector.kind });
+  }
+}
+
+/** Every secret the detectors and the rule set find in `text`, as ranges (may overlap). */
+export function findSecrets(text: string, runs: TokenRuns = tokenRuns(text)): Finding[] {
+  const out: Finding[] = [];
+  if (runs.ruleSet) for (const f of scanWithRuleSet(text)) out.push(f);
+  if (runs.long) {
+    runVendors(text, out);
+    for (const detector of TOKEN_DETECTORS) run(detector, text, out);
+  }
+  for (const detector of CONTEXT_DETECTORS) if (detector.gate === undefined || detector.gate.test(text)) run(detector, text, out);
+  return out;
+}
