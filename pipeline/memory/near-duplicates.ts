@@ -78,8 +78,15 @@ export async function subjectScores(similarity: Similarity, candidates: readonly
   const advice = await similarity.scores(a.map((p) => p.advice ?? ''), b.map((p) => p.advice ?? ''));
   return whole.map((row, i) => row.map((score, j) => {
     if (!bothShaped(i, j)) return score;
+    // Two bare facts repeat each other only when they quote the same error about the same tool.
+    if (a[i]!.advice === null && b[j]!.advice === null) return a[i]!.tool === b[j]!.tool && quoted(candidates[i]!) === quoted(references[j]!) ? score : 0;
     return a[i]!.advice === null || b[j]!.advice === null ? 0 : advice[i]![j]!;
   }));
+}
+
+/** The error an offline rule quotes (its second code span), for comparing two bare facts. */
+function quoted(text: string): string {
+  return (/`[^`]*`[^`]*`([^`]*)`/.exec(text)?.[1] ?? '').toLowerCase();
 }
 
 interface Candidates {
