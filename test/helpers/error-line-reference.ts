@@ -2,6 +2,7 @@
  * errorLine as it was before it was made faster (commit 3164926), kept as the oracle of
  * test/unit/error-line-equivalence.test.ts: the faster one must pick the same line for every message.
  */
+import { HTTP_STATUS } from '../../pipeline/telemetry/error-line.js';
 import { RUNNER_SUMMARY, testVerdict } from '../../pipeline/telemetry/test-verdict.js';
 
 /**
@@ -46,7 +47,15 @@ export function referenceErrorLine(message: string): string {
     lines.find((line) => ERROR_WORDS.test(line)) ??
     lines[0]!;
   // pytest marks the lines of a failure's report with `E   `: the marker is not part of the error.
-  return chosen.trim().replace(/^E {3,}/, '');
+  return serverReason(chosen.trim().replace(/^E {3,}/, ''));
+}
+
+/** An API client's line is cut to the HTTP status phrase and the server's reason (as error-line.ts does). */
+const HTTP_REASON = new RegExp(`: ${HTTP_STATUS}: \\S`);
+
+function serverReason(line: string): string {
+  const match = HTTP_REASON.exec(line);
+  return match === null ? line : line.slice(match.index + 2);
 }
 
 const MAX_LINES = 200;

@@ -32,15 +32,15 @@ function night(stream: readonly { tool: string; message: string }[], maxClusters
   return { clusters: builder.finish(), dropped: builder.overflow, evicted: builder.evicted };
 }
 
-const REAL = { tool: 'mcp__svc__deploy', message: 'error: deploy rejected: manifest invalid' };
+const REAL = { tool: 'svc_deploy', message: 'error: deploy rejected: manifest invalid' };
 
 /** Junk shapes: one-off messages, messages seen twice, one-off tool names. */
 const junkArb = fc.array(
   fc.record({ shape: fc.constantFrom('message', 'pair', 'tool'), n: fc.nat({ max: 1_000_000 }) }),
   { minLength: 0, maxLength: 400 },
 ).map((items) => items.flatMap(({ shape, n }) => {
-  if (shape === 'tool') return [{ tool: `mcp__junk__t${word(n)}`, message: 'error: x' }];
-  const one = { tool: 'mcp__svc__deploy', message: `error: junk ${word(n)} broke` };
+  if (shape === 'tool') return [{ tool: `junk_tool_t${word(n)}`, message: 'error: x' }];
+  const one = { tool: 'svc_deploy', message: `error: junk ${word(n)} broke` };
   return shape === 'pair' ? [one, one] : [one];
 }));
 
@@ -69,7 +69,7 @@ describe('the night\'s clusters past max_clusters (a heavy-hitters sketch)', () 
   it('counts a repeated failure exactly when one-off junk of any shape fills the cap first', () => {
     for (const shape of ['message', 'tool'] as const) {
       const junk = Array.from({ length: 3000 }, (_, i) => ({
-        tool: shape === 'tool' ? `mcp__junk__t${word(i)}` : 'mcp__svc__deploy',
+        tool: shape === 'tool' ? `junk_tool_t${word(i)}` : 'svc_deploy',
         message: shape === 'message' ? `error: junk ${word(i)} broke` : 'error: x',
       }));
       const { clusters, dropped, evicted } = night([...junk, REAL, REAL, REAL, REAL, REAL], 1000);
@@ -84,7 +84,7 @@ describe('the night\'s clusters past max_clusters (a heavy-hitters sketch)', () 
     // A plain least-frequent eviction loses here: each fresh junk line would push out the real failure,
     // the lightest at 1, before it recurs.
     for (const [k, pairs, rounds] of [[10, 10, 15], [50, 50, 60], [200, 400, 300]] as const) {
-      const junk = (i: number) => ({ tool: 'mcp__svc__deploy', message: `error: junk ${word(i)} broke` });
+      const junk = (i: number) => ({ tool: 'svc_deploy', message: `error: junk ${word(i)} broke` });
       const stream = [
         ...Array.from({ length: pairs }, (_, i) => [junk(i), junk(i)]).flat(),
         ...Array.from({ length: rounds }, (_, r) => [junk(pairs + r), REAL]).flat(),
@@ -96,7 +96,7 @@ describe('the night\'s clusters past max_clusters (a heavy-hitters sketch)', () 
   });
 
   it('keeps the first clusters exactly, as before, while the night stays under max_clusters', () => {
-    const stream = Array.from({ length: 50 }, (_, i) => ({ tool: 'mcp__svc__deploy', message: `error: junk ${word(i % 10)} broke` }));
+    const stream = Array.from({ length: 50 }, (_, i) => ({ tool: 'svc_deploy', message: `error: junk ${word(i % 10)} broke` }));
     const { clusters, dropped, evicted } = night(stream, 10);
     expect(dropped).toBe(0);
     expect(evicted).toBe(0);
