@@ -122,7 +122,12 @@ const LIMIT = new Set(['maximum', 'max', 'minimum', 'min']);
 const NAMED_BY_NEXT = new Set(['failed', 'fails', 'crashed', 'errored', 'aborted', 'exited', 'rejected', 'refused', 'denied', 'blocked', 'timed']);
 /** "denied to bot", "refused for ci": who or what was refused. */
 const REFUSALS = new Set(['denied', 'refused', 'rejected', 'forbidden']);
-const NAMED_BY_PREVIOUS = new Set(['fail', 'failed', 'target', 'test', 'task', 'job', 'step', 'stage', 'tool', 'package', 'branch']);
+// Nouns an error names a thing after ("Cannot find module jest", "missing script: test", "no such table
+// users"): the next plain lowercase word is that thing's name, judged as a name (IDENTIFIER_DENY) not a word.
+const NAMED_BY_PREVIOUS = new Set(['fail', 'failed', 'target', 'test', 'task', 'job', 'step', 'stage', 'tool', 'package', 'branch',
+  'module', 'modules', 'script', 'command', 'program', 'library', 'plugin', 'fixture', 'table', 'column', 'attribute', 'field',
+  'option', 'function', 'method', 'class', 'variable', 'property', 'parameter', 'argument', 'setting', 'component', 'service',
+  'resource', 'model', 'extension', 'dependency', 'executable', 'binary', 'crate', 'gem', 'region', 'database', 'schema']);
 /** "String to replace not found": the noun names what the action was for. */
 const NOUN_TO = new Set(['string', 'text']);
 const QUANTITY = /^(?:<\*>|\d[\w.]*)$/;

@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -23,7 +23,7 @@ function night(dir: string, workerMinMb: string, extra: Record<string, string> =
   const run = runCliProcess(dir, ['run', '--json', '--offline', '--no-commit'], { SLEEP_CYCLE_NOW: '2026-11-03T03:00:00Z', SLEEP_CYCLE_INGEST_WORKER_MIN_MB: workerMinMb, ...extra });
   expect(run.code, `${run.stderr}${run.stdout}`.slice(0, 2000)).toBe(0);
   const { parallel_ingest: parallel, ...data } = run.json.data;
-  return { parallel, data, report: read(dir, 'proposed_memory_updates.md'), state: read(dir, '.sleep-cycle/state.json'), memory: read(dir, 'MEMORY.md') };
+  return { parallel, data, report: read(dir, 'proposed_memory_updates.md'), state: read(dir, '.sleep-cycle/state.json'), memory: existsSync(join(dir, 'MEMORY.md')) ? read(dir, 'MEMORY.md') : null };
 }
 
 describe('a large night read by two threads', () => {

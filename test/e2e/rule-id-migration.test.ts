@@ -30,7 +30,7 @@ describe('rule ids: 64 bits for new rules, and state with 24-bit ids keeps worki
     renameId(dir, id, old);
 
     // The same failure again, and a new one: the old rule is not proposed again; the new one gets a long id.
-    appendFileSync(join(dir, LOG), lines(...failures(3, { timestamp: '2026-11-21T10:00:00.000Z' }), ...failures(3, { tool_name: 'npm_test', error_category: 'test_failure', error_message: 'npm ERR! missing script: test', timestamp: '2026-11-21T11:00:00.000Z' })));
+    appendFileSync(join(dir, LOG), lines(...failures(3, { timestamp: '2026-11-21T10:00:00.000Z' }), ...failures(3, { tool_name: 'npm_test', error_category: 'test_failure', error_message: 'Error: Cannot find module jest', timestamp: '2026-11-21T11:00:00.000Z' })));
     const second = await cli(dir, ['run'], '2026-11-22T03:00:00Z');
     expect(second.code, JSON.stringify(second.json.error)).toBe(0);
     const proposals = second.json.data.proposals as { id: string; tool_name: string; status: string }[];
