@@ -20,7 +20,7 @@ import { removeTempDir } from './temp.js';
 
 export const NOW = Date.parse('2026-11-21T03:00:00Z');
 const DAY = 86_400_000;
-const LLM_SETTINGS = 'max_llm_calls: 1000\nllm_token_budget: 100000000\nllm_max_retries: 0\nllm_timeout_ms: 10000\n';
+const LLM_SETTINGS = 'max_llm_calls: 1000\nllm_token_budget: 100000000\nmax_new_rules: 100000\nllm_max_retries: 0\nllm_timeout_ms: 10000\n';
 /** CPU time a night may take (DoS past it), and wall time before it is killed (a hang). */
 const DEFAULT_MAX_MS = 15_000;
 const KILL_AFTER_MS = Number(process.env.ATTACKS_KILL_MS ?? 30_000);

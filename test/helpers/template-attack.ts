@@ -263,7 +263,7 @@ function skillFiles(dir: string): string[] {
 /** Settings for a night of content attacks: their skill routes, and room for one Claude call per cluster. */
 export function contentSettings(attacks: readonly ContentAttack[]): string {
   const routes = attacks.filter((a) => a.skill !== undefined).map((a) => routedTools(a).map((tool) => `  ${tool}: ${a.skill}\n`).join(''));
-  return `max_llm_calls: 1000\nllm_token_budget: 100000000\nllm_max_retries: 0\nllm_timeout_ms: 10000\n${routes.length > 0 ? `routing:\n${routes.join('')}` : ''}`;
+  return `max_llm_calls: 1000\nllm_token_budget: 100000000\nmax_new_rules: 100000\nllm_max_retries: 0\nllm_timeout_ms: 10000\n${routes.length > 0 ? `routing:\n${routes.join('')}` : ''}`;
 }
 
 function routedTools(attack: ContentAttack): string[] {
