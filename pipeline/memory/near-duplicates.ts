@@ -61,25 +61,26 @@ export async function findNearDuplicates(
 }
 
 /**
- * Scores that respect what a rule is about. Two offline rules say the same only if their advice does
- * (`Read` and `python` both told to confirm a path exists); a bare fact ("`tool_a` fails with `…`")
- * never repeats another fact, however alike the wording: its template is its cause. Texts without the
- * offline shape (Claude's rules, human lines) are compared whole.
+ * Scores that respect what a rule is about. Two offline rules about different tools say the same only if
+ * their advice does (`Read` and `python` both told to confirm a path exists); two about one tool are
+ * compared whole (error and advice); a bare fact ("`tool_a` fails with `…`") repeats another only when
+ * both quote the same error about the same tool: its template is its cause. Texts without the offline
+ * shape (Claude's rules, human lines) are compared whole.
  */
 export async function subjectScores(similarity: Similarity, candidates: readonly string[], references: readonly string[]): Promise<number[][]> {
   const whole = await similarity.scores(candidates, references);
   const a = candidates.map(ruleParts);
   const b = references.map(ruleParts);
-  // Offline rules are compared by their advice, whether their tools differ or not: two bare facts about one
-  // tool quote two different templates ("`svc` fails with `version of package failed`" / "… `module of
-  // package failed`"), which are two causes however alike the words (a byte-identical text is caught before).
   const bothShaped = (i: number, j: number) => a[i]!.tool !== null && b[j]!.tool !== null;
   if (!candidates.some((_, i) => references.some((_, j) => bothShaped(i, j)))) return whole;
   const advice = await similarity.scores(a.map((p) => p.advice ?? ''), b.map((p) => p.advice ?? ''));
   return whole.map((row, i) => row.map((score, j) => {
     if (!bothShaped(i, j)) return score;
-    // Two bare facts repeat each other only when they quote the same error about the same tool.
+    // Two bare facts repeat each other only when they quote the same error about the same tool: two
+    // templates of one tool (`version of package failed` / `module of package failed`) are two causes.
     if (a[i]!.advice === null && b[j]!.advice === null) return a[i]!.tool === b[j]!.tool && quoted(candidates[i]!) === quoted(references[j]!) ? score : 0;
+    // One tool: the whole text (its error and its advice); tools that differ: the advice alone.
+    if (a[i]!.tool === b[j]!.tool) return score;
     return a[i]!.advice === null || b[j]!.advice === null ? 0 : advice[i]![j]!;
   }));
 }
