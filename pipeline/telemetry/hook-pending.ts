@@ -1,4 +1,5 @@
 import type { FsPort } from '../io/fs.js';
+import { parseTable, pruneTable, renderTable } from './scratch-table.js';
 
 /**
  * The hook's pending table: `tool_use_id → arrival time (epoch ms)` of PreToolUse payloads, so the
@@ -17,32 +18,16 @@ export const SCRATCH = { durable: false } as const;
 
 /** Tolerant: a missing, torn or foreign file is an empty table (the worst case is a duration of 0). */
 export function parsePending(text: string | undefined): PendingTable {
-  const table: PendingTable = new Map();
-  if (text === undefined) return table;
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return table;
-  }
-  const pending = (data as { pending?: unknown } | null)?.pending;
-  if (typeof pending !== 'object' || pending === null || Array.isArray(pending)) return table;
-  for (const [id, at] of Object.entries(pending)) {
-    if (typeof at === 'number' && Number.isFinite(at)) table.set(id, at);
-  }
-  return table;
+  return parseTable(text, 'pending', (at) => (typeof at === 'number' && Number.isFinite(at) ? at : undefined));
 }
 
 /** Drops entries older than the max age (or from the future), then keeps the newest `maxEntries`. */
 export function prunePending(table: PendingTable, nowMs: number, maxEntries = PENDING_MAX_ENTRIES): PendingTable {
-  const fresh = [...table].filter(([, at]) => nowMs - at <= PENDING_MAX_AGE_MS && at - nowMs <= PENDING_MAX_AGE_MS);
-  fresh.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  return new Map(fresh.slice(0, maxEntries));
+  return pruneTable(table, nowMs, PENDING_MAX_AGE_MS, maxEntries, (at) => at);
 }
 
 export function renderPending(table: PendingTable): string {
-  const sorted = [...table].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `${JSON.stringify({ version: 1, pending: Object.fromEntries(sorted) })}\n`;
+  return renderTable('pending', table);
 }
 
 /** Stores a PreToolUse arrival. */

@@ -1,5 +1,6 @@
 import type { FsPort } from '../io/fs.js';
 import { SCRATCH, withPendingLock } from './hook-pending.js';
+import { parseTable, pruneTable, renderTable } from './scratch-table.js';
 
 /**
  * Which rules each session was already reminded of (`.sleep-cycle/hook-reminded.json`), so the
@@ -20,34 +21,20 @@ export const REMINDED_MAX_SESSIONS = 200;
 export const REMINDED_MAX_RULES = 100;
 
 export function parseReminded(text: string | undefined): RemindedTable {
-  const table: RemindedTable = new Map();
-  if (text === undefined) return table;
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return table;
-  }
-  const sessions = (data as { sessions?: unknown } | null)?.sessions;
-  if (typeof sessions !== 'object' || sessions === null || Array.isArray(sessions)) return table;
-  for (const [id, value] of Object.entries(sessions)) {
+  return parseTable(text, 'sessions', (value) => {
     const { at, rules } = (value ?? {}) as { at?: unknown; rules?: unknown };
-    if (typeof at !== 'number' || !Number.isFinite(at) || !Array.isArray(rules)) continue;
-    table.set(id, { at, rules: rules.filter((rule): rule is string => typeof rule === 'string').slice(0, REMINDED_MAX_RULES) });
-  }
-  return table;
+    if (typeof at !== 'number' || !Number.isFinite(at) || !Array.isArray(rules)) return undefined;
+    return { at, rules: rules.filter((rule): rule is string => typeof rule === 'string').slice(0, REMINDED_MAX_RULES) };
+  });
 }
 
 /** Drops sessions idle for more than a day (or dated in the future), then keeps the most recent. */
 export function pruneReminded(table: RemindedTable, nowMs: number): RemindedTable {
-  const fresh = [...table].filter(([, s]) => nowMs - s.at <= REMINDED_MAX_AGE_MS && s.at - nowMs <= REMINDED_MAX_AGE_MS);
-  fresh.sort((a, b) => b[1].at - a[1].at || (a[0] < b[0] ? -1 : 1));
-  return new Map(fresh.slice(0, REMINDED_MAX_SESSIONS));
+  return pruneTable(table, nowMs, REMINDED_MAX_AGE_MS, REMINDED_MAX_SESSIONS, (session) => session.at);
 }
 
 export function renderReminded(table: RemindedTable): string {
-  const sorted = [...table].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `${JSON.stringify({ version: 1, sessions: Object.fromEntries(sorted) })}\n`;
+  return renderTable('sessions', table);
 }
 
 /**
