@@ -70,6 +70,24 @@ function appendSection(memory: string): string {
   return `${ended}${eol}${DERIVED_HEADING}${eol}`;
 }
 
+const STATE_IGNORE_HEADER = STATE_IGNORE.slice(0, STATE_IGNORE.indexOf('\n'));
+
+/**
+ * The state directory's ignore file. One an earlier version wrote (it starts with our header) gains the
+ * entries added since (hook tables, the answer cache), after the user's own lines; any other is the user's.
+ */
+function stateIgnore(existing: string | undefined): InitFile {
+  const path = '.sleep-cycle/.gitignore';
+  if (existing === undefined) return { path, action: 'created', content: STATE_IGNORE };
+  if (!existing.startsWith(STATE_IGNORE_HEADER)) return { path, action: 'kept', content: existing };
+  const eol = existing.includes('\r\n') ? '\r\n' : '\n';
+  const have = new Set(existing.split(/\r?\n/).map((line) => line.trim()));
+  const missing = STATE_IGNORE.split('\n').filter((line) => line !== '' && !line.startsWith('#') && !have.has(line));
+  if (missing.length === 0) return { path, action: 'kept', content: existing };
+  const ended = existing.endsWith('\n') ? existing : `${existing}${eol}`;
+  return { path, action: 'updated', content: `${ended}${missing.join(eol)}${eol}` };
+}
+
 /** Pure: what `init` writes, given what exists. A file a user has is never overwritten. */
 export function buildInitPlan(existing: Record<string, string | undefined>, options: { policy: LogPolicy; safetyRules: string }): InitFile[] {
   const keepOr = (path: string, content: string): InitFile =>
@@ -85,7 +103,7 @@ export function buildInitPlan(existing: Record<string, string | undefined>, opti
     keepOr('config/safety-rules.yaml', options.safetyRules),
     keepOr('config/sleep-cycle.yaml', SETTINGS_TEMPLATE),
     memoryFile,
-    keepOr('.sleep-cycle/.gitignore', STATE_IGNORE),
+    stateIgnore(existing['.sleep-cycle/.gitignore']),
   ];
   if (options.policy === 'ignore' || existing['logs/.gitignore'] !== undefined) files.push(keepOr('logs/.gitignore', LOGS_IGNORE));
   return files;

@@ -46,6 +46,23 @@ describe('init', () => {
     expect(read(dir, 'MEMORY.md')).toMatch(/^# Project memory\n\n## Derived Rules\n\n- `git_push` fails with `fatal: Unable to create /);
   });
 
+  it("brings an older version's state ignore file up to date, keeping the user's own lines", async () => {
+    const old = '# Written by sleep-cycle while it runs; never committed.\nlock\n*.tmp\nhook-pending.json\nmy-notes.txt\n';
+    const dir = makeDir({ '.sleep-cycle/.gitignore': old }, { git: true });
+    const run = await cli(dir, ['init']);
+    expect(run.json.data.files).toContainEqual({ path: '.sleep-cycle/.gitignore', action: 'updated' });
+    const now = read(dir, '.sleep-cycle/.gitignore');
+    expect(now.startsWith(old)).toBe(true);
+    expect(now.split('\n')).toEqual(expect.arrayContaining(['hook-reminded.json', 'hook-index.json', 'llm-answers.json', 'models/']));
+    expect(now.split('\n').filter((line) => line === 'lock')).toHaveLength(1);
+    const again = await cli(dir, ['init']);
+    expect(again.json.data.files).toContainEqual({ path: '.sleep-cycle/.gitignore', action: 'kept' });
+
+    const mine = makeDir({ '.sleep-cycle/.gitignore': '*\n' }, { git: true });
+    await cli(mine, ['init']);
+    expect(read(mine, '.sleep-cycle/.gitignore')).toBe('*\n');
+  });
+
   it('--logs takes commit or ignore only', async () => {
     const bad = await cli(makeDir({}), ['init', '--logs', 'sometimes']);
     expect(bad.code).toBe(2);
