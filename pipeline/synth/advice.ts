@@ -129,11 +129,16 @@ export function matchKnownFailure(line: string): { id: string; advice: string } 
  * null (an uncategorized failure the table does not know gets no advice at all: no "find out why").
  */
 export function failureAdvice(signature: string | null, category: string): string | null {
-  return (signature ? knownFailureAdvice(signature) : null) ?? BY_CATEGORY[category] ?? null;
+  return (signature ? knownFailureAdvice(signature) : null) ?? own(BY_CATEGORY, category) ?? null;
 }
 
 export function slowAdvice(toolName: string): string {
-  return SLOW_BY_TOOL[toolName] ?? DEFAULT_SLOW;
+  return own(SLOW_BY_TOOL, toolName) ?? DEFAULT_SLOW;
+}
+
+/** A table entry by a logged name: `constructor` or `__proto__` is no key of the table, whatever Object has. */
+function own(table: Record<string, string>, key: string): string | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
 }
 
 const JS_TOOLS = /^(?:vitest|jest|tsc|tsx|ts-node|eslint|prettier|vite|next|mocha|playwright|webpack|rollup|esbuild|nodemon)$/;

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { DraftRule } from '../../pipeline/model/draft.js';
 import { evaluateDraft } from '../../pipeline/safety/evaluate.js';
 import { parseSafetyPolicy } from '../../pipeline/safety/policy.js';
-import { failureAdvice, KNOWN_FAILURES, knownFailureAdvice, matchKnownFailure } from '../../pipeline/synth/advice.js';
+import { failureAdvice, slowAdvice, KNOWN_FAILURES, knownFailureAdvice, matchKnownFailure } from '../../pipeline/synth/advice.js';
 import { errorLine } from '../../pipeline/telemetry/error-line.js';
 import { readClaudeCodeCalls } from '../../pipeline/telemetry/import-claude-code.js';
 import { commandOutput } from '../../pipeline/telemetry/import-mini-swe-agent.js';
@@ -104,6 +104,11 @@ describe('the known-failure table', () => {
     }
     expect(failureAdvice('boom', 'uncategorized')).toBeNull();
     expect(failureAdvice(null, 'uncategorized')).toBeNull();
+    // A logged category or tool named like an Object member is no key of the tables.
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      expect(failureAdvice(null, name)).toBeNull();
+      expect(slowAdvice(name)).toBe(slowAdvice('some-unknown-tool'));
+    }
     // The table first; what the category alone says only when the table has nothing.
     expect(failureAdvice("fatal: Unable to create '/repo/.git/index.lock': File exists.", 'git_error')).toMatch(/index\.lock/);
     expect(failureAdvice('fatal: something new', 'git_error')).toMatch(/git status/);
