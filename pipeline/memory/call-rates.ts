@@ -70,3 +70,42 @@ export function failsWhenExposed(effect: RuleEffect, minCalls: number, ratio: nu
   if (exposed === null || baseline === null || effect.exposed.failures === 0) return null;
   return exposed >= baseline.rate * ratio ? { exposed, baseline: baseline.rate, from: baseline.from } : null;
 }
+
+/** A tally with its rate, null under the minimum: what `--json` shows (the text says "–"). */
+export interface RateFigure extends CallTally {
+  per_100_calls: number | null;
+}
+
+export interface EffectFigures {
+  /** The minimum of calls a rate needs to be shown (exposed_min_calls). */
+  min_calls: number;
+  before: RateFigure;
+  after: RateFigure;
+  exposed: RateFigure;
+  unexposed: RateFigure;
+  after_reminder: RuleEffect['after_reminder'];
+}
+
+export function effectFigures(effect: RuleEffect, minCalls: number): EffectFigures {
+  const figure = (tally: CallTally): RateFigure => ({ ...tally, per_100_calls: rateWithEnough(tally, minCalls) });
+  return {
+    min_calls: minCalls,
+    before: figure(effect.before), after: figure(effect.after), exposed: figure(effect.exposed), unexposed: figure(effect.unexposed),
+    after_reminder: { ...effect.after_reminder },
+  };
+}
+
+/** The lines `explain` and the report print under a rule: its failures per 100 calls of `family`, each way. */
+export function describeEffect(effect: RuleEffect, family: string, minCalls: number): string[] {
+  const reminded = effect.after_reminder.succeeded + effect.after_reminder.failed;
+  return [
+    `failures of its cluster per 100 calls of ${family}:`,
+    `  before adoption (the night it was written): ${describeRate(effect.before, minCalls)}`,
+    `  since adoption: ${describeRate(effect.after, minCalls)}`,
+    `  exposed (after it was put in front of the agent in the session): ${describeRate(effect.exposed, minCalls)}`,
+    `  not exposed: ${describeRate(effect.unexposed, minCalls)}`,
+    reminded === 0
+      ? `after a reminder: no call of ${family} followed one yet`
+      : `after a reminder, the next call of ${family} in that session succeeded ${effect.after_reminder.succeeded} of ${reminded} times`,
+  ];
+}
