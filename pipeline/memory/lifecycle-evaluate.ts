@@ -74,7 +74,9 @@ export function evaluateLifecycle(input: LifecycleInput, settings: LifecycleSett
     const familyCalls = input.usage.families?.[rule.tool_name] ?? 0;
     // tool_calls counts the family: a shell program's calls come through the shell tool, an MCP server's through its tools.
     rule = { ...rule, tool_calls: rule.tool_calls + Math.max(familyCalls, input.usage.tools[rule.tool_name] ?? 0) };
-    if (counted(rule)) rule = { ...rule, effect: addNight(rule.effect ?? emptyEffect(), familyCalls, recurred?.count ?? 0, input.usage.effects?.[id]) };
+    const night = input.usage.effects?.[id];
+    // A night that adds nothing leaves the rule as it is (a ledger older than the counters gets them with its first calls).
+    if (counted(rule) && (familyCalls > 0 || recurred || night)) rule = { ...rule, effect: addNight(rule.effect ?? emptyEffect(), familyCalls, recurred?.count ?? 0, night) };
     const access = input.usage.refs[id];
     if (access) {
       const last = minIso(access.last, at);
