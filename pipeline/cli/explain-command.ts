@@ -12,8 +12,8 @@ export interface ExplainOptions {
 
 /** Read-only: why a rule exists. Observation never reinforces or changes anything. */
 export async function explainCommand(id: string, options: ExplainOptions, deps: CliDeps): Promise<number> {
-  const { loaded } = await openRepo(options.root, deps);
-  const explanation = buildExplanation(id, loaded.state, parseEvents(loaded.lifecycleText));
+  const { ctx, loaded } = await openRepo(options.root, deps);
+  const explanation = buildExplanation(id, loaded.state, parseEvents(loaded.lifecycleText), ctx.settings.exposed_min_calls);
   return printSuccess(deps, Boolean(options.json), explanation, () => renderExplanation(explanation));
 }
 

@@ -8,6 +8,7 @@ import { printSuccess } from './output.js';
 import { nowOption } from './run-command.js';
 import type { CommandSpec } from './command-spec.js';
 import { plural } from '../model/plural.js';
+import { describeAfterReminder, type EffectFigures } from '../memory/call-rates.js';
 
 export interface ListOptions {
   root?: string;
@@ -42,9 +43,16 @@ function renderRows(rows: RuleRow[], now: Date): string {
       `    ${r.text}`,
       `    created ${r.created.slice(0, 10)}, last reinforced ${r.last_reinforced.slice(0, 10)}, last accessed ${r.last_accessed?.slice(0, 10) ?? '–'}, ${plural(r.hits, 'recurrence')}; effectiveness: ${effect}`,
     );
+    if (r.effect) out.push(`    ${listEffect(r.effect)}`);
     if (r.due) out.push(`    due: ${r.due}`);
   }
   return `${out.join('\n')}\n`;
+}
+
+/** One line: failures per 100 calls before → since, exposed vs not, and the next call after a reminder. */
+function listEffect(e: EffectFigures): string {
+  const rate = (f: EffectFigures['before']) => (f.per_100_calls === null ? '–' : String(f.per_100_calls));
+  return `failures per 100 calls: ${rate(e.before)} before → ${rate(e.after)} since; exposed ${rate(e.exposed)}, not exposed ${rate(e.unexposed)} (– under ${e.min_calls} calls); next call after a reminder succeeded ${describeAfterReminder(e.after_reminder)}`;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];

@@ -16,7 +16,7 @@ export interface StatsOptions {
 /** Read-only: counts per state and status, the archive's size, what each run added, archived and restored. */
 export async function statsCommand(options: StatsOptions, deps: CliDeps): Promise<number> {
   const { ctx, loaded } = await openRepo(options.root, deps, options.now);
-  const stats = ruleStats(loaded.state, parseEvents(loaded.lifecycleText), loaded.archiveText, ctx.now);
+  const stats = ruleStats(loaded.state, parseEvents(loaded.lifecycleText), loaded.archiveText, ctx.now, ctx.settings.exposed_min_calls);
   return printSuccess(deps, Boolean(options.json), stats, () => renderStats(stats));
 }
 
@@ -28,10 +28,22 @@ export function renderStats(s: RuleStats): string {
     `  by status: ${list(s.by_status)}`,
     `archive: ${plural(s.archive.entries, 'entry', 'entries')} (${plural(s.archive.lines, 'line')}, ${plural(s.archive.bytes, 'byte')})`,
     `average lifespan until archived: ${s.average_lifespan_days === null ? '–' : plural(s.average_lifespan_days, 'day')}; average age in memory: ${s.average_age_days === null ? '–' : plural(s.average_age_days, 'day')}`,
+    ...effectLines(s.effect),
     `runs that changed rules: ${s.runs.length}`,
     ...s.runs.map((r) => `  ${r.time.slice(0, 10)} ${r.run}: +${r.added} added, ${r.archived} archived, ${r.restored} restored`),
   ];
   return `${out.join('\n')}\n`;
+}
+
+/** The rules in memory summed: were failures rarer when the agent had the rule in front of it? */
+function effectLines(e: RuleStats['effect']): string[] {
+  if (e.rules_counted === 0) return ['did it work: no rule in memory has calls counted yet'];
+  const rate = (f: RuleStats['effect']['exposed']) => (f.per_100_calls === null ? `– (not enough calls: ${Math.max(f.calls, f.failures)})` : `${f.per_100_calls} (${f.failures} of ${Math.max(f.calls, f.failures)})`);
+  const reminded = e.after_reminder.succeeded + e.after_reminder.failed;
+  return [
+    `did it work (${plural(e.rules_counted, 'rule')} with calls counted): failures per 100 calls of their tools exposed ${rate(e.exposed)}, not exposed ${rate(e.unexposed)}`,
+    `  next call after a reminder succeeded: ${reminded === 0 ? '–' : `${e.after_reminder.succeeded} of ${reminded}`}; flagged ineffective: ${e.ineffective}`,
+  ];
 }
 
 export const statsCommandSpec: CommandSpec = {

@@ -9,6 +9,7 @@ import { callShape, RecoveryTracker, type Call } from './recovery.js';
 import { BoundedMemo } from './bounded-memo.js';
 import { isShellTool, toolFamily } from '../telemetry/tool-family.js';
 import { IdentifierGuard, type IdentifierField } from '../safety/identifier.js';
+import { RuleEffectTally, type RuleEffectInput } from './rule-effect.js';
 import { redact } from '../safety/redact.js';
 
 export interface LineCounts {
@@ -56,6 +57,8 @@ export interface FoldOptions {
   hashOverflowSignatures?: boolean;
   /** Lines read with JSON.parse before the event scanner is used (default SCAN_AFTER_LINES; tests use 0). */
   scanAfterLines?: number;
+  /** The rules in memory whose exposures the night follows (see rule-effect.ts); none: nothing is followed. */
+  effect?: RuleEffectInput;
 }
 
 export const MAX_INVALID_SAMPLES = 20;
@@ -91,6 +94,10 @@ export class IngestFold {
   private readonly callShapes = new BoundedMemo<{ family: string; shape: string | null }>();
   /** Tool name → its family, or null for a shell tool (whose family depends on the command). */
   private readonly families = new BoundedMemo<string | null>(MAX_TOOL_NAMES, 256);
+  /** A shell command line → the program it runs, or null when it names none (the shell tool is its family). */
+  private readonly commandFamilies = new BoundedMemo<string | null>();
+  /** What the rules shown to the agent did tonight (null without rules in memory). */
+  readonly effect: RuleEffectTally | null;
   private readonly scanner = new EventScanner();
   /** The line JSON.parse read, as the scanner presents its own (one object, set to each line). */
   private readonly parsed = new ParsedEvent();
@@ -107,6 +114,7 @@ export class IngestFold {
   constructor(settings: FoldSettings, baselines: Record<string, Baseline>, options: FoldOptions = {}) {
     this.scanAfterLines = options.scanAfterLines ?? SCAN_AFTER_LINES;
     this.recovery = new RecoveryTracker(options.deferUnsettled === true);
+    this.effect = options.effect && Object.keys(options.effect.rules).length > 0 ? new RuleEffectTally(options.effect) : null;
     // Days beyond the window only count toward `count`; a margin keeps every day the gate may read.
     const limits = { sampleSize: settings.sample_size, maxClusters: settings.max_clusters, daysKept: Math.ceil(settings.window_days) + 32 };
     this.limits = limits;
@@ -157,10 +165,15 @@ export class IngestFold {
     if (refs !== undefined) {
       // A hook's exposure line (rules put in front of the agent) is no tool call: counted apart, then done.
       const exposure = read.event().exposure;
-      if (typeof exposure === 'string') return this.usage.addExposure(exposure, refs, read.sessionId(), ts);
+      if (typeof exposure === 'string') {
+        this.effect?.exposure(exposure, refs, read.sessionId());
+        return this.usage.addExposure(exposure, refs, read.sessionId(), ts);
+      }
       this.usage.addRefs(refs, ts);
     }
     this.usage.addCall(read.toolName);
+    const family = this.countFamily(read);
+    if (this.effect !== null && this.effect.active) this.followEffect(read, family);
     if (read.exitCode === 0) {
       // Most successes follow no failure: their session is not even read.
       if (!this.recovery.idle) this.followUp(read);
@@ -185,6 +198,28 @@ export class IngestFold {
     const family = this.families.get(read.toolName, () => (isShellTool(read.toolName) ? null : toolFamily(read.toolName)));
     if (family !== null && !this.recovery.needsShape(session, family)) return this.recovery.observe({ session, family, failure: null, shape: null });
     this.recovery.observe(this.successCall(session, read.event()));
+  }
+
+  /**
+   * Counts the call by tool family (the denominator of a rule's failure rate) and returns the family: a
+   * tool's own, memoised per name; a shell call's from its command line, memoised per line (agents repeat
+   * their commands), read without building the event.
+   */
+  private countFamily(read: ReadEvent): string {
+    const family = this.families.get(read.toolName, () => (isShellTool(read.toolName) ? null : toolFamily(read.toolName)));
+    if (family !== null) return family;
+    const summary = read.inputSummary();
+    const program = typeof summary === 'string' ? this.commandFamilies.get(summary, () => commandProgram(read.toolName, summary)) : null;
+    this.usage.addShellCall(program ?? read.toolName);
+    return program ?? read.toolName;
+  }
+
+  /** A call in a session that saw a rule: exposed calls, exposed failures, what followed a reminder. */
+  private followEffect(read: ReadEvent, family: string): void {
+    const session = read.sessionId();
+    if (session === undefined) return;
+    const event = read.exitCode === 0 ? null : read.event();
+    this.effect!.call(session, family, event !== null && isFailure(event) ? event : null);
   }
 
   private countValid(ts: number): void {
@@ -234,6 +269,13 @@ export class IngestFold {
     this.lines.invalid_by_reason[reason] = (this.lines.invalid_by_reason[reason] ?? 0) + 1;
     if (this.invalidSamples.length < MAX_INVALID_SAMPLES) this.invalidSamples.push({ file, offset, reason });
   }
+}
+
+/** The program a shell command line runs (its family), or null when it names none. */
+function commandProgram(toolName: string, summary: string): string | null {
+  const family = toolFamily(toolName, summary);
+  // toolFamily falls back to the tool's own name: null keeps the memo, keyed by the line alone, exact.
+  return family === toolName ? null : family;
 }
 
 /**

@@ -81,6 +81,9 @@ export function mergePartial(fold: IngestFold, partial: PartialFold): boolean {
   const deferredSlowKeys = partial.detector.tools.filter((t) => t.warmup.length > 0).map((t) => `slow\u0000${t.tool}\u0000`);
   if (!fold.detector.canAbsorb(partial.detector)) return false;
   if (!fold.usage.canMerge(partial.usage)) return false;
+  // The worker follows no rule's exposures: a session shown a rule before the split, or an exposure line
+  // after it, needs the calls in order (rule-effect.ts). With hooks at session start, that is most nights.
+  if (fold.effect !== null && (fold.effect.active || partial.usage.exposures.length > 0)) return false;
   // Past a follow-up cap on either side the order decided what was kept (recovery.ts).
   if (partial.recovery.full || fold.recovery.full) return false;
   if (!fold.builder.canMerge(partial.clusters, partial.overflow, deferredSlowKeys)) return false;

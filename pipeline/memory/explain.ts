@@ -4,9 +4,13 @@ import type { State } from './state.js';
 import { unknownId } from './review.js';
 import { plural } from '../model/plural.js';
 import { shownOrWithheld } from '../safety/scan.js';
+import { describeEffect, effectFigures } from './call-rates.js';
 
-/** Pure: why a rule (or a quarantined draft) exists, from the ledger and the lifecycle audit. */
-export function buildExplanation(id: string, state: State, events: LifecycleEvent[]) {
+/**
+ * Pure: why a rule (or a quarantined draft) exists, from the ledger and the lifecycle audit. `minCalls`
+ * (exposed_min_calls) is the fewest calls a failure rate is shown for.
+ */
+export function buildExplanation(id: string, state: State, events: LifecycleEvent[], minCalls = 20) {
   const rule = state.rules[id];
   const draft = state.quarantine[id];
   if (!rule && !draft) throw unknownId(id, [...Object.keys(state.rules), ...Object.keys(state.quarantine)], 'rule or quarantined draft');
@@ -22,6 +26,8 @@ export function buildExplanation(id: string, state: State, events: LifecycleEven
     effectiveness: rule?.effectiveness ?? null,
     accesses: rule?.accesses ?? 0,
     exposures: rule?.exposures ?? null,
+    /** Did it work, in calls: failures per 100 calls of its family before and since adoption, exposed or not, after a reminder. */
+    effect: rule?.effect ? effectFigures(rule.effect, minCalls) : null,
     supersedes: rule?.supersedes ?? null,
     superseded_by: rule?.superseded_by ?? null,
     /** Clusters whose drafts repeated this rule: they corroborated it, and it covers them. */
@@ -48,6 +54,8 @@ export function buildExplanation(id: string, state: State, events: LifecycleEven
 
 export type Explanation = ReturnType<typeof buildExplanation>;
 
+const BASIS = { exposure: 'failures per 100 calls exposed vs not', calls: 'failures per 100 calls before vs since', days: 'failures per day' } as const;
+
 export function renderExplanation(e: Explanation): string {
   const out = [
     `${e.id} (${e.state}${e.status ? `, ${e.status}` : ''}${e.pinned ? ', pinned' : ''}${e.weight !== null ? `, weight ${e.weight.toFixed(2)} at the last run` : ''}) → ${e.target}`,
@@ -58,7 +66,8 @@ export function renderExplanation(e: Explanation): string {
   for (const template of e.templates) out.push(`  template (promoted together): ${shownOrWithheld(template)}`);
   for (const up of e.follow_ups) out.push(`  what worked next: ${up.shape} (${plural(up.count, 'time')}, ${plural(up.sessions.length, 'session')})`);
   if (e.counts) out.push(`  seen ${plural(e.counts.count, 'time')}, ${plural(e.counts.distinct_inputs, 'distinct input')}, ${plural(e.counts.sessions, 'session')}, ${e.first_seen} → ${e.last_seen}; ${e.hits_since_created} more since`);
-  if (e.effectiveness) out.push(`  effectiveness: ${e.effectiveness.verdict} — ${e.effectiveness.before_per_day} failures per day before, ${e.effectiveness.after_per_day} since, ${plural(e.effectiveness.tool_calls_since, 'call')} of the tool since adoption`);
+  if (e.effectiveness) out.push(`  effectiveness: ${e.effectiveness.verdict}${e.effectiveness.basis ? ` (by ${BASIS[e.effectiveness.basis]})` : ''} — ${e.effectiveness.why ?? `${e.effectiveness.before_per_day} failures per day before, ${e.effectiveness.after_per_day} since`}, ${plural(e.effectiveness.tool_calls_since, 'call')} of the tool since adoption`);
+  if (e.effect) out.push(...describeEffect(e.effect, e.cluster.tool_name, e.effect.min_calls).map((line) => `  ${line}`));
   if (e.exposures) out.push(`  exposed: ${plural(e.exposures.session_start, 'session start')}, ${plural(e.exposures.reminder, 'reminder')} after a failure, in ${plural(e.exposures.sessions, 'session')}; last ${e.exposures.last}`);
   if (e.accesses > 0) out.push(`  accessed ${plural(e.accesses, 'time')} (exposures and memory_refs), last reinforced ${e.last_reinforced}`);
   if (e.supersedes) out.push(`  supersedes ${e.supersedes} (which proved ineffective)`);

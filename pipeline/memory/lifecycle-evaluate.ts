@@ -1,9 +1,10 @@
 import type { Settings } from '../settings/schema.js';
-import type { RuleExposures, UsageSummary } from '../telemetry/usage.js';
+import type { RuleEffectNight, RuleExposures, UsageSummary } from '../telemetry/usage.js';
+import { addTally, emptyEffect } from './call-rates.js';
 import { daysBetween, daysSinceReinforced, ruleWeight, ttlDays, type DecaySettings } from './decay.js';
 import { measureEffectiveness, type EffectivenessSettings } from './effectiveness.js';
 import { checkTransition, type FromState } from './transitions.js';
-import { IN_ARCHIVE, IN_TARGET, withLifecycleDefaults, type LedgerEntry, type LifecycleRule, type RuleExposure, type RuleState, type RuleStatus } from './state.js';
+import { IN_ARCHIVE, IN_TARGET, withLifecycleDefaults, type LedgerEntry, type LifecycleRule, type RuleEffect, type RuleExposure, type RuleState, type RuleStatus } from './state.js';
 
 export type LifecycleSettings = DecaySettings &
   EffectivenessSettings &
@@ -70,7 +71,12 @@ export function evaluateLifecycle(input: LifecycleInput, settings: LifecycleSett
     if (recurred) {
       rule = { ...rule, hits: rule.hits + recurred.count, last_seen: maxIso(rule.last_seen, recurred.last_seen), last_reinforced: maxIso(rule.last_reinforced, minIso(recurred.last_seen, at)) };
     }
-    rule = { ...rule, tool_calls: rule.tool_calls + (input.usage.tools[rule.tool_name] ?? 0) };
+    const familyCalls = input.usage.families?.[rule.tool_name] ?? 0;
+    // tool_calls counts the family: a shell program's calls come through the shell tool, an MCP server's through its tools.
+    rule = { ...rule, tool_calls: rule.tool_calls + Math.max(familyCalls, input.usage.tools[rule.tool_name] ?? 0) };
+    const night = input.usage.effects?.[id];
+    // A night that adds nothing leaves the rule as it is (a ledger older than the counters gets them with its first calls).
+    if (counted(rule) && (familyCalls > 0 || recurred || night)) rule = { ...rule, effect: addNight(rule.effect ?? emptyEffect(), familyCalls, recurred?.count ?? 0, night) };
     const access = input.usage.refs[id];
     if (access) {
       const last = minIso(access.last, at);
@@ -162,6 +168,31 @@ function age(rule: LifecycleRule, settings: LifecycleSettings, now: Date, move: 
 
 function currentOf(rule: LifecycleRule, state: RuleState, now: Date): LifecycleRule {
   return { ...rule, state, state_since: now.toISOString() };
+}
+
+/** Rules whose failures and calls count since adoption: failure rules in memory, not superseded. */
+function counted(rule: LifecycleRule): boolean {
+  return rule.kind === 'failure' && IN_TARGET.includes(rule.state) && rule.status !== 'refined';
+}
+
+/**
+ * A night added to a rule's "did it work" counters: the family's calls and the cluster's recurrences go
+ * to `after`; of them, those made after the rule was shown in their session to `exposed`, the rest to
+ * `unexposed`. The exposed figures come from matching each failure as the hook does, the totals from the
+ * gate: the exposed share is held within the totals, so the two always add up.
+ */
+function addNight(effect: RuleEffect, calls: number, failures: number, night: RuleEffectNight | undefined): RuleEffect {
+  const exposed = { failures: Math.min(night?.exposed_failures ?? 0, failures), calls: Math.min(night?.exposed_calls ?? 0, calls) };
+  return {
+    ...effect,
+    after: addTally(effect.after, { failures, calls }),
+    exposed: addTally(effect.exposed, exposed),
+    unexposed: addTally(effect.unexposed, { failures: failures - exposed.failures, calls: calls - exposed.calls }),
+    after_reminder: {
+      succeeded: effect.after_reminder.succeeded + (night?.reminder_next_ok ?? 0),
+      failed: effect.after_reminder.failed + (night?.reminder_next_failed ?? 0),
+    },
+  };
 }
 
 /** A night's exposures added to a rule's totals. */

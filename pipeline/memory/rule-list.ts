@@ -2,7 +2,8 @@ import { emptyUsage } from '../telemetry/usage.js';
 import { countLines } from './memory-md.js';
 import { evaluateLifecycle, type LifecycleSettings, type RuleChange } from './lifecycle-evaluate.js';
 import type { LifecycleEvent } from './lifecycle.js';
-import { withLifecycleDefaults, type Effectiveness, type RuleState, type RuleStatus, type State } from './state.js';
+import { IN_TARGET, withLifecycleDefaults, type CallTally, type Effectiveness, type LedgerEntry, type RuleState, type RuleStatus, type State } from './state.js';
+import { addTally, effectFigures, NO_CALLS, rateWithEnough, type EffectFigures, type RateFigure } from './call-rates.js';
 
 export interface RuleRow {
   id: string;
@@ -19,6 +20,8 @@ export interface RuleRow {
   weight: number;
   hits: number;
   effectiveness: Effectiveness | null;
+  /** Failures per 100 calls of its family before and since adoption, exposed or not (null: no calls counted yet). */
+  effect: EffectFigures | null;
   /** What the lifecycle would do at `now` if a run happened without new telemetry. */
   due: string | null;
 }
@@ -43,6 +46,7 @@ export function listRules(state: State, settings: LifecycleSettings, now: Date, 
         id, state: stored.state, status: stored.status, pinned: stored.pinned, target: stored.target, tool_name: stored.tool_name,
         error_category: stored.error_category, text: stored.text, created: stored.created, last_reinforced: stored.last_reinforced,
         last_accessed: stored.last_accessed, weight: seen.weight, hits: stored.hits, effectiveness: seen.effectiveness ?? null,
+        effect: stored.effect ? effectFigures(stored.effect, settings.exposed_min_calls) : null,
         due: change ? `${change.field === 'status' ? 'status ' : ''}${change.from} → ${change.to}: ${change.reason}` : null,
       };
     })
@@ -60,9 +64,15 @@ export interface RuleStats {
   average_lifespan_days: number | null;
   /** Mean age in days of the rules in memory now. */
   average_age_days: number | null;
+  /**
+   * Did the rules work, over every rule in memory with calls counted (summed): failures per 100 calls of
+   * their families when they were in front of the agent and when not, the next call after a reminder, and
+   * how many are flagged ineffective.
+   */
+  effect: { rules_counted: number; exposed: RateFigure; unexposed: RateFigure; after_reminder: { succeeded: number; failed: number }; ineffective: number };
 }
 
-export function ruleStats(state: State, events: LifecycleEvent[], archiveText: string | undefined, now: Date): RuleStats {
+export function ruleStats(state: State, events: LifecycleEvent[], archiveText: string | undefined, now: Date, minCalls = 20): RuleStats {
   const rules = Object.values(state.rules).map(withLifecycleDefaults);
   const by_state: Record<string, number> = Object.fromEntries(RULE_STATES.map((s) => [s, 0]));
   const by_status: Record<string, number> = { active: 0, validated: 0, refined: 0, invalidated: 0 };
@@ -97,7 +107,24 @@ export function ruleStats(state: State, events: LifecycleEvent[], archiveText: s
     runs: [...runs.values()].sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0)).filter((r) => r.added + r.archived + r.restored > 0),
     average_lifespan_days: mean(lifespans),
     average_age_days: mean(live),
+    effect: effectTotals(rules.filter((rule) => IN_TARGET.includes(rule.state)), minCalls),
   };
+}
+
+function effectTotals(rules: LedgerEntry[], minCalls: number): RuleStats['effect'] {
+  const counted = rules.filter((rule) => rule.effect !== undefined);
+  let exposed = NO_CALLS;
+  let unexposed = NO_CALLS;
+  const after_reminder = { succeeded: 0, failed: 0 };
+  for (const { effect } of counted) {
+    exposed = addTally(exposed, effect!.exposed);
+    unexposed = addTally(unexposed, effect!.unexposed);
+    after_reminder.succeeded += effect!.after_reminder.succeeded;
+    after_reminder.failed += effect!.after_reminder.failed;
+  }
+  const figure = (tally: CallTally): RateFigure => ({ ...tally, per_100_calls: rateWithEnough(tally, minCalls) });
+  const ineffective = rules.filter((rule) => rule.effectiveness?.verdict === 'ineffective' && rule.status !== 'refined').length;
+  return { rules_counted: counted.length, exposed: figure(exposed), unexposed: figure(unexposed), after_reminder, ineffective };
 }
 
 function days(from: string, to: string): number {

@@ -7,7 +7,7 @@ import {
   type Schema,
 } from './schema.js';
 import type {
-  Baseline, BurnedPattern, Cursor, Effectiveness, LedgerEntry, LlmCacheEntry, PendingCluster, QuarantineEntry, RuleExposure, RuleState, SaidByHuman, State,
+  Baseline, BurnedPattern, CallTally, Cursor, Effectiveness, LedgerEntry, LlmCacheEntry, PendingCluster, QuarantineEntry, RuleEffect, RuleExposure, RuleState, SaidByHuman, State,
 } from './state-types.js';
 import type { NightRecord } from './night-history.js';
 import type { EmbeddingCacheEntry } from './similarity.js';
@@ -69,6 +69,13 @@ const effectiveness: Schema<Effectiveness> = object<Effectiveness>({
   before_per_day: number(), after_per_day: number(), change: anyNumber,
   verdict: oneOf('measuring', 'working', 'improving', 'ineffective', 'unused'),
   days_since_adoption: number(), tool_calls_since: integer(),
+  basis: optional(oneOf('exposure', 'calls', 'days')), why: optional(string()),
+});
+
+const tally: Schema<CallTally> = object<CallTally>({ failures: integer(), calls: integer() });
+const effect: Schema<RuleEffect> = object<RuleEffect>({
+  before: tally, after: tally, exposed: tally, unexposed: tally,
+  after_reminder: object<RuleEffect['after_reminder']>({ succeeded: integer(), failed: integer() }),
 });
 
 const provenance: Schema<LedgerEntry['provenance']> = object<LedgerEntry['provenance']>({
@@ -92,6 +99,7 @@ const rule: Schema<LedgerEntry> = object<LedgerEntry>({
   last_reinforced: optional(isoDate), last_accessed: optional(nullable(isoDate)), accesses: optional(integer()),
   state_since: optional(isoDate), pinned_from: optional(nullable(oneOf(...RULE_STATES))), weight: optional(number(0, 1)),
   tool_calls: optional(integer()), effectiveness: optional(nullable(effectiveness)), exposures: optional(exposure),
+  effect: optional(effect),
   supersedes: optional(nullable(ruleId)), superseded_by: optional(nullable(ruleId)),
   archive_reason: optional(nullable(string())), policy_checked: optional(string()),
   template: optional(nullable(string())), template_id: optional(nullable(string())), covers: optional(array(clusterId)),

@@ -64,6 +64,36 @@ export interface Effectiveness {
   verdict: EffectivenessVerdict;
   days_since_adoption: number;
   tool_calls_since: number;
+  /**
+   * What the verdict rests on: `exposure` (failures per 100 calls when the rule was in front of the agent
+   * vs when it was not), `calls` (per 100 calls of its family before adoption vs since) or `days` (per
+   * day, for rules without enough calls counted: agents without hooks, rules older than the counters).
+   * Absent in ledgers written before call counts existed.
+   */
+  basis?: 'exposure' | 'calls' | 'days';
+  /** For an ineffective rule: the figures that made it so, in words (the audit and the report quote it). */
+  why?: string;
+}
+
+/** Failures of a rule's cluster and calls of its tool family over some stretch of time or sessions. */
+export interface CallTally {
+  failures: number;
+  calls: number;
+}
+
+/**
+ * Did the rule work, counted in calls (see memory/call-rates.ts): its cluster's failures per calls of its
+ * tool family on the night it was written (`before`) and since (`after`); since adoption, split between
+ * calls made in a session after the rule was put in front of the agent there (`exposed`: injected at
+ * session start, or from a reminder on) and all other calls (`unexposed`); and after each just-in-time
+ * reminder, whether the next call of the family in that session succeeded.
+ */
+export interface RuleEffect {
+  before: CallTally;
+  after: CallTally;
+  exposed: CallTally;
+  unexposed: CallTally;
+  after_reminder: { succeeded: number; failed: number };
 }
 
 /**
@@ -116,6 +146,8 @@ export interface LedgerEntry {
   /** Calls of the rule's tool counted since adoption (effectiveness needs the tool to stay in use). */
   tool_calls?: number;
   effectiveness?: Effectiveness | null;
+  /** Failures per calls of its family before and since adoption, exposed or not (absent in older ledgers: counted from the next night). */
+  effect?: RuleEffect;
   /** How often hooks put the rule in front of the agent (see RuleExposure); absent until the first time. */
   exposures?: RuleExposure;
   supersedes?: string | null;

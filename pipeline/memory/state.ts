@@ -6,8 +6,8 @@ import { stateSchema } from './state-schema.js';
 import type { LedgerEntry, RuleState, State } from './state-types.js';
 
 export type {
-  Baseline, BurnedPattern, Cursor, Effectiveness, EffectivenessVerdict, LedgerEntry, LlmCacheEntry, PendingCluster, QuarantineEntry,
-  RuleExposure, RuleState, RuleStatus, SaidByHuman, State,
+  Baseline, BurnedPattern, CallTally, Cursor, Effectiveness, EffectivenessVerdict, LedgerEntry, LlmCacheEntry, PendingCluster, QuarantineEntry,
+  RuleEffect, RuleExposure, RuleState, RuleStatus, SaidByHuman, State,
 } from './state-types.js';
 
 export const STATE_VERSION = 1;

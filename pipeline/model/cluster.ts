@@ -92,6 +92,8 @@ export interface Refines {
   rule_id: string;
   before_per_day: number;
   after_per_day: number;
+  /** The figures that made it ineffective, in words (per 100 calls or per day; see memory/effectiveness.ts). */
+  why?: string;
 }
 
 export type ClusterOutcome = 'promoted' | 'pending' | 'covered' | 'restored' | 'burned';

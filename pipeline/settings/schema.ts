@@ -53,6 +53,8 @@ export interface Settings {
   ineffective_ratio: number;
   validate_quiet_days: number;
   validate_min_calls: number;
+  exposed_min_calls: number;
+  exposed_ineffective_ratio: number;
   similarity: 'lexical' | 'embeddings';
   similarity_threshold_lexical: number;
   similarity_threshold_embeddings: number;
@@ -277,6 +279,8 @@ export const SETTINGS: Record<SettingKey, SettingSpec> = {
   ineffective_ratio: { description: 'A rule whose failures since adoption come at this fraction of the old daily rate or more is ineffective.', default: 0.5, check: fraction, fromEnv: asNumber },
   validate_quiet_days: { description: 'Days without its failure (while the tool kept being used) after which a rule is validated.', default: 14, check: num(0), fromEnv: asNumber },
   validate_min_calls: { description: 'Calls of the tool since adoption needed before a quiet rule counts as working rather than unused.', default: 20, check: int(1), fromEnv: asNumber },
+  exposed_min_calls: { description: 'Calls of a rule\'s tool family a failure rate needs before it is shown or judged (before adoption, since, exposed, not exposed); under it the rate prints as "–" (not enough calls).', default: 20, check: int(1), fromEnv: asNumber },
+  exposed_ineffective_ratio: { description: 'A rule whose failures per 100 calls when it was in front of the agent (session start or reminder) come at this multiple of the rate when it was not (or, with too few such calls, of the rate before adoption) or more is ineffective.', default: 1, check: num(0), fromEnv: asNumber },
   similarity: { description: 'How a new rule is compared with the rules in memory and the human lines of MEMORY.md (and CLAUDE.md) before it is added: lexical (words; no download) or embeddings (a sentence-embedding model, see embedding_model). A near duplicate corroborates the existing rule instead of adding a bullet.', default: 'lexical', check: oneOf('lexical', 'embeddings'), fromEnv: (t) => t },
   similarity_threshold_lexical: { description: 'With similarity lexical: the score (0 to 1) from which two rule texts say the same thing (calibrated on eval/rule-pairs: npm run eval).', default: 0.4, check: fraction, fromEnv: asNumber },
   similarity_threshold_embeddings: { description: 'With similarity embeddings: the cosine (0 to 1) from which two rule texts say the same thing.', default: 0.8, check: fraction, fromEnv: asNumber },

@@ -301,7 +301,8 @@ function rulesByCluster(state: State): { covering: Map<string, LedgerEntry>; ref
     const ineffective = rule.effectiveness?.verdict === 'ineffective' && !rule.pinned && IN_TARGET.includes(rule.state) && (refinedBefore.get(rule.cluster_id) ?? 0) < MAX_REFINEMENTS;
     if (ineffective) {
       covering.delete(rule.cluster_id);
-      refining.set(rule.cluster_id, { rule_id: rule.id, before_per_day: rule.effectiveness!.before_per_day, after_per_day: rule.effectiveness!.after_per_day });
+      const { before_per_day, after_per_day, why } = rule.effectiveness!;
+      refining.set(rule.cluster_id, { rule_id: rule.id, before_per_day, after_per_day, ...(why ? { why } : {}) });
     } else {
       covering.set(rule.cluster_id, rule);
       refining.delete(rule.cluster_id);

@@ -12,6 +12,9 @@ import { widenedCoverageGuard } from '../ingest/held-coverage.js';
 import { TemplateMiner, type TemplateMinerState } from '../templates/miner.js';
 import type { UsageSummary } from '../telemetry/usage.js';
 import { loadSecretRuleSet } from '../safety/secrets-rule-set.js';
+import { buildHookIndex } from '../memory/hook-index.js';
+import { IN_TARGET } from '../memory/state.js';
+import type { RuleEffectInput } from '../ingest/rule-effect.js';
 
 export type { InvalidLine, LineCounts } from '../ingest/fold.js';
 
@@ -84,7 +87,7 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
   for (const { segments } of plans) for (const segment of segments) total += Math.max(0, ((await ctx.fs.identify(segment.absolute))?.size ?? 0) - segment.offset);
   ctx.progress?.start(total);
   // A small night is read with JSON.parse first: the event scanner is faster only once compiled.
-  const fold = new IngestFold(settings, input.state.baselines, total >= SCAN_AT_ONCE_BYTES ? { scanAfterLines: 0 } : {});
+  const fold = new IngestFold(settings, input.state.baselines, { ...(total >= SCAN_AT_ONCE_BYTES ? { scanAfterLines: 0 } : {}), effect: followedRules(input.state) });
   const { lines } = fold;
   let doneBefore = 0;
   let parallel: ParallelIngest | null = null;
@@ -145,7 +148,8 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
   }
   const clusters = clustersByTemplate(builder, miner, fold.limits, fold.recovery.result(), widenedCoverageGuard(Object.values(input.state.rules), () => miner.merged()));
   if (miner.dropped() > 0 || miner.unsaved() > 0) notices.push(templateCapNotice(miner.dropped(), miner.unsaved()));
-  const usage = fold.usage.finish(fold.toolName);
+  const usage = { ...fold.usage.finish(fold.toolName), ...(fold.effect ? { effects: fold.effect.finish() } : {}) };
+  if (fold.effect?.full) notices.push('More than 10,000 sessions were shown rules tonight: the calls of the sessions past that were not counted as exposed (a night with this many sessions looks like a broken log or an attack).');
   // Counted once every stored name has been checked (usage names last).
   const replaced = fold.ids.counts();
   if (Object.keys(replaced).length > 0) lines.identifiers_replaced = replaced;
@@ -164,6 +168,13 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
     usage,
     parallel,
   };
+}
+
+/** The failure rules in memory, keyed as the hook keys them: whose exposures tonight's calls are counted for. */
+function followedRules(state: State): RuleEffectInput {
+  const { rules, templates } = buildHookIndex('', state, null);
+  const inMemory = Object.fromEntries(Object.entries(rules).filter(([, rule]) => rule.kind === 'failure' && IN_TARGET.includes(rule.state)));
+  return { rules: inMemory, templates };
 }
 
 /** The template caps at work (a flood of distinct error lines): what gave way, and what state leaves out. */

@@ -22,6 +22,9 @@ import { isHeldTarget, type UnreadableSkills } from '../memory/held-targets.js';
 import { targetPath } from '../model/rule-target.js';
 import type { Duplicate } from './deduplicate.js';
 import { orderTargets } from '../memory/order.js';
+import { emptyEffect, NO_CALLS } from '../memory/call-rates.js';
+import type { CallTally } from '../memory/state-types.js';
+import type { UsageSummary } from '../telemetry/usage.js';
 
 export type ProposalStatus = 'proposed' | 'applied' | 'quarantined' | 'duplicate';
 
@@ -96,6 +99,8 @@ interface PlanInput {
   unreadableSkills?: UnreadableSkills;
   /** Drafts that repeat a rule, tonight's earlier draft or a human line (see deduplicate): not written. */
   duplicates?: Record<string, Duplicate>;
+  /** Tonight's calls per tool family: a new rule's failure rate before adoption (absent in tests that build a plan by hand). */
+  usage?: Pick<UsageSummary, 'families'>;
 }
 
 /** plan: every change the run would make, as data. Pure; dry-run renders it and stops. */
@@ -166,6 +171,7 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
       const near = joined.get(draft.id);
       rules[draft.id] = {
         ...ledgerEntry(item, text, target, cluster, now),
+        effect: { ...emptyEffect(), before: failuresBefore(cluster, input.usage) },
         ...(input.policy ? { policy_checked: `${policyFingerprint(input.policy)}:${textSha(text)}` } : {}),
         ...(near ? { near_duplicates: near } : {}),
       };
@@ -173,8 +179,8 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
       events.push(event(draft.id, 'none', 'active', `cluster ${draft.clusterId} seen ${cluster.count} times; written by ${draft.synthesizer}`));
       const old = cluster.refines ? rules[cluster.refines.rule_id] : undefined;
       if (old && cluster.refines) {
-        const { before_per_day, after_per_day } = cluster.refines;
-        const reason = `ineffective (${after_per_day} failures per day since adoption, ${before_per_day} before): superseded by ${draft.id}`;
+        const { before_per_day, after_per_day, why } = cluster.refines;
+        const reason = `ineffective (${why ?? `${after_per_day} failures per day since adoption, ${before_per_day} before`}): superseded by ${draft.id}`;
         lifecycle.push({ rule: old.id, field: 'status', from: old.status ?? 'active', to: 'refined', reason, since: old.state_since ?? old.created });
         rules[old.id] = { ...old, status: 'refined', superseded_by: draft.id };
         rules[draft.id] = { ...rules[draft.id]!, supersedes: old.id };
@@ -281,6 +287,16 @@ function joinedDrafts(duplicates: Record<string, Duplicate>, reviewed: ReviewedD
     if (match.kind === 'draft') joined.set(match.rule_id, [...(joined.get(match.rule_id) ?? []), clusterOf.get(id)!].sort());
   }
   return joined;
+}
+
+/**
+ * A new rule's failures per calls before adoption: its cluster's failures tonight (the nights before were
+ * not counted by family) over tonight's calls of its family. A cluster read from older history (an
+ * import) is counted the same way: the calls read with it are the ones it happened among.
+ */
+function failuresBefore(cluster: PromotedCluster, usage: Pick<UsageSummary, 'families'> | undefined): CallTally {
+  if (cluster.kind !== 'failure') return NO_CALLS;
+  return { failures: cluster.count - cluster.carried_over, calls: usage?.families?.[cluster.tool_name] ?? 0 };
 }
 
 function ledgerEntry(item: ReviewedDraft, text: string, target: string, cluster: PromotedCluster, now: string): LedgerEntry {

@@ -1,6 +1,7 @@
 import { parseEvents } from '../memory/lifecycle.js';
 import { buildTrends } from '../memory/trends.js';
 import { trendTable } from './trend-table.js';
+import { describeAfterReminder, shortRate } from '../memory/call-rates.js';
 import type { RunContext } from '../context.js';
 import type { RepoInfo } from '../io/git.js';
 import { commitSkipReason } from './commit.js';
@@ -50,6 +51,8 @@ export interface ReportMeta {
   dryRun: boolean;
   memoryFile: string;
   skillsDir: string;
+  /** Fewest calls a failure rate is shown for (exposed_min_calls; 20 when absent). */
+  minCalls?: number;
 }
 
 /** report: renders the plan into proposed_memory_updates.md. Pure and deterministic for the same input and clock. */
@@ -57,7 +60,7 @@ export async function report<I extends ReportInput>(input: I, ctx: RunContext): 
   const meta: ReportMeta = {
     commitSkip: commitSkipReason(input.repo, ctx),
     now: ctx.now, runId: ctx.runId, dryRun: ctx.options.dryRun,
-    memoryFile: ctx.settings.memory_file, skillsDir: ctx.settings.skills_dir,
+    memoryFile: ctx.settings.memory_file, skillsDir: ctx.settings.skills_dir, minCalls: ctx.settings.exposed_min_calls,
   };
   return { ...input, reportText: renderReport(input, meta) };
 }
@@ -73,6 +76,7 @@ export function renderReport(input: ReportInput, meta: ReportMeta): string {
   unwrittenClusters(out, input);
   recurrences(out, input);
   lifecycle(out, input, meta);
+  didItWork(out, input, meta);
   humanChanges(out, input);
   pendingClusters(out, input);
   invalidLines(out, input);
@@ -233,7 +237,7 @@ function lifecycle(out: string[], input: ReportInput, meta: ReportMeta): void {
     out.push('Rules whose failures continued after adoption (re-written when their failure recurs):', '');
     for (const rule of ineffective) {
       const e = rule.effectiveness!;
-      out.push(`- \`${rule.id}\` (${escapeInline(rule.tool_name)}): ${e.before_per_day} failures per day before, ${e.after_per_day} since (${Math.round(e.change * 100)}%) over ${Math.floor(e.days_since_adoption)} days`);
+      out.push(`- \`${rule.id}\` (${escapeInline(rule.tool_name)}): ${e.why ? escapeInline(e.why) : `${e.before_per_day} failures per day before, ${e.after_per_day} since (${Math.round(e.change * 100)}%)`} over ${Math.floor(e.days_since_adoption)} days`);
     }
     out.push('');
   }
@@ -254,6 +258,26 @@ function lifecycle(out: string[], input: ReportInput, meta: ReportMeta): void {
     out.push(`${meta.memoryFile} would have ${ceiling.lines_before} lines, over its ${ceiling.max_lines}-line ceiling: archived the lowest-weight unpinned rules ${ceiling.archived.map((id) => `\`${id}\``).join(', ')} (now ${ceiling.lines_after} lines).`, '');
   }
   if (ceiling.warning) out.push(`**Warning:** ${escapeInline(ceiling.warning)}`, '');
+}
+
+/**
+ * Did it work, in calls: per rule in memory with calls counted, failures of its cluster per 100 calls of
+ * its family before adoption and since, when it was in front of the agent and when not, and how often the
+ * next call after a reminder succeeded ("–": fewer calls than exposed_min_calls, or no reminder yet).
+ */
+function didItWork(out: string[], input: ReportInput, meta: ReportMeta): void {
+  const minCalls = meta.minCalls ?? 20;
+  const rules = Object.values(input.plan.nextState.rules)
+    .filter((rule) => rule.effect && ['active', 'decaying', 'pinned'].includes(rule.state) && rule.status !== 'refined')
+    .sort((a, b) => b.effect!.after.failures - a.effect!.after.failures || (a.id < b.id ? -1 : 1));
+  if (rules.length === 0) return;
+  out.push('## Did the rules work', '', `Failures of each rule's cluster per 100 calls of its tool family (– under ${minCalls} calls); exposed: calls made after the rule was put in front of the agent in that session (session start or reminder)${rules.length > 50 ? '; the 50 with the most failures since adoption' : ''}.`, '');
+  out.push('| rule | tool | before | since | exposed | not exposed | next call after a reminder | verdict |', '|---|---|---:|---:|---:|---:|---:|---|');
+  for (const rule of rules.slice(0, 50)) {
+    const e = rule.effect!;
+    out.push(`| \`${rule.id}\` | \`${escapeCode(rule.tool_name)}\` | ${shortRate(e.before, minCalls)} | ${shortRate(e.after, minCalls)} | ${shortRate(e.exposed, minCalls)} | ${shortRate(e.unexposed, minCalls)} | ${describeAfterReminder(e.after_reminder)} | ${rule.effectiveness?.verdict ?? '–'} |`);
+  }
+  out.push('');
 }
 
 function humanChanges(out: string[], input: ReportInput): void {

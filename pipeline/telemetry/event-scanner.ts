@@ -28,6 +28,8 @@ export class EventScanner implements ReadEvent {
   /** Where the last scanned value ended (a second return value without an allocation). */
   private pos = 0;
   private readonly names = new RepeatedStrings();
+  /** Commands repeat too, but less than names: a table of their own, so they do not push names out. */
+  private readonly summaries = new RepeatedStrings();
   /** Per field (+1; 0 is the start), the field that followed it in the last line: the next key to try. */
   private readonly after = new Int8Array(FIELDS + 1).fill(-1);
 
@@ -117,6 +119,13 @@ export class EventScanner implements ReadEvent {
   /** The last accepted line's session, or undefined when it has none (from the table of repeated strings). */
   sessionId(): string | undefined {
     return (this.seen & (1 << SESSION_ID)) !== 0 ? (this.repeated(SESSION_ID) as string) : undefined;
+  }
+
+  /** The last accepted line's input_summary, or undefined when it has none (from its own table of repeated strings). */
+  inputSummary(): string | undefined {
+    if ((this.seen & (1 << INPUT_SUMMARY)) === 0) return undefined;
+    const kind = this.kind[INPUT_SUMMARY]!;
+    return (kind === STRING ? this.summaries.of(this.buf, this.from[INPUT_SUMMARY]! + 1, this.to[INPUT_SUMMARY]! - 1) : this.valueOf(INPUT_SUMMARY, kind)) as string;
   }
 
   /** The last accepted line's memory_refs, or undefined when it has none. */

@@ -40,6 +40,8 @@ export interface ReadEvent {
   memoryRefs(): string[] | undefined;
   /** The session, without building the event (sessions repeat from line to line). */
   sessionId(): string | undefined;
+  /** The call itself (a shell tool's command line), without building the event (commands repeat too). */
+  inputSummary(): string | undefined;
   event(): TelemetryEvent;
 }
 
@@ -66,6 +68,10 @@ export class ParsedEvent implements ReadEvent {
 
   sessionId(): string | undefined {
     return this.value!.session_id;
+  }
+
+  inputSummary(): string | undefined {
+    return this.value!.input_summary;
   }
 
   event(): TelemetryEvent {

@@ -1,9 +1,19 @@
 import { redact } from '../safety/redact.js';
+import { isShellTool, toolFamily } from './tool-family.js';
 
 /** What the lifecycle needs to know about a night's telemetry besides its clusters. */
 export interface UsageSummary {
   /** Tool name -> calls (successes and failures). */
   tools: Record<string, number>;
+  /**
+   * Tool family (as clusters and rules name it: `pytest` for `Bash: python -m pytest`, `mcp__github`) ->
+   * calls: the denominator of a rule's failures per 100 calls. A shell call's family is read from its
+   * command line (input_summary), not from its error text as a failure's is: the two agree for the
+   * ordinary case, where the failing program is the one the line runs.
+   */
+  families: Record<string, number>;
+  /** Rule id -> what tonight adds to its "did it work" counters (ingest/rule-effect.ts); absent when no rule was followed. */
+  effects?: Record<string, RuleEffectNight>;
   /** Rule id -> how often agents listed it in `memory_refs`, and when last. */
   refs: Record<string, { count: number; last: string }>;
   /** Rule id -> how often a hook put it in front of the agent, by kind, and in which sessions (exposures). */
@@ -20,6 +30,18 @@ export interface RuleExposures {
   reminder: number;
   last: string;
   sessions: string[];
+}
+
+/**
+ * One night of a rule in front of the agent: calls of its family made in a session after it was shown
+ * there and how many were failures of its cluster; after a reminder, whether the next call of its
+ * family in that session succeeded.
+ */
+export interface RuleEffectNight {
+  exposed_calls: number;
+  exposed_failures: number;
+  reminder_next_ok: number;
+  reminder_next_failed: number;
 }
 
 export const EXPOSURE_KINDS = ['session_start', 'reminder'] as const;
@@ -44,6 +66,8 @@ const MAX_KEYS = 10_000;
 export class UsageCounter {
   /** Tool name -> its call count, in a box so a call costs one lookup. */
   private readonly tools = new Map<string, { calls: number }>();
+  /** A shell call's family (raw, from its command line) -> its calls; other tools' families come from `tools`. */
+  private readonly shellFamilies = new Map<string, { calls: number }>();
   private readonly refs = new Map<string, { count: number; last: number }>();
   private readonly exposures = new Map<string, ExposureCount>();
 
@@ -52,6 +76,13 @@ export class UsageCounter {
     const tool = this.tools.get(toolName);
     if (tool !== undefined) tool.calls += 1;
     else if (this.tools.size < MAX_KEYS) this.tools.set(toolName, { calls: 1 });
+  }
+
+  /** One call of a shell tool, by the family its command line names (see toolFamily). */
+  addShellCall(family: string): void {
+    const seen = this.shellFamilies.get(family);
+    if (seen !== undefined) seen.calls += 1;
+    else if (this.shellFamilies.size < MAX_KEYS) this.shellFamilies.set(family, { calls: 1 });
   }
 
   /** The rule ids a call at `ts` listed in its memory_refs. */
@@ -94,13 +125,14 @@ export class UsageCounter {
 
   /** A name or id was turned away at the cap. */
   get full(): boolean {
-    return this.tools.size >= MAX_KEYS || this.refs.size >= MAX_KEYS || this.exposures.size >= MAX_KEYS;
+    return this.tools.size >= MAX_KEYS || this.shellFamilies.size >= MAX_KEYS || this.refs.size >= MAX_KEYS || this.exposures.size >= MAX_KEYS;
   }
 
   /** Plain data for another thread, in first-seen order. */
   toState(): UsageState {
     return {
       tools: [...this.tools].map(([name, tool]) => [name, tool.calls]),
+      shellFamilies: [...this.shellFamilies].map(([name, family]) => [name, family.calls]),
       refs: [...this.refs].map(([id, seen]) => [id, { ...seen }]),
       exposures: [...this.exposures].map(([id, seen]) => [id, { ...seen, sessions: [...seen.sessions] }]),
     };
@@ -111,7 +143,7 @@ export class UsageCounter {
    * over both would: not when either side reached the cap, since past it the order decides what counts.
    */
   canMerge(other: UsageState): boolean {
-    return this.tools.size + other.tools.length < MAX_KEYS && this.refs.size + other.refs.length < MAX_KEYS
+    return this.tools.size + other.tools.length < MAX_KEYS && this.shellFamilies.size + other.shellFamilies.length < MAX_KEYS && this.refs.size + other.refs.length < MAX_KEYS
       && this.exposures.size + other.exposures.length < MAX_KEYS && other.exposures.every(([id, seen]) => (this.exposures.get(id)?.sessions.size ?? 0) + seen.sessions.length < MAX_EXPOSED_SESSIONS);
   }
 
@@ -120,6 +152,11 @@ export class UsageCounter {
       const tool = this.tools.get(name);
       if (tool) tool.calls += calls;
       else this.tools.set(name, { calls });
+    }
+    for (const [name, calls] of other.shellFamilies) {
+      const family = this.shellFamilies.get(name);
+      if (family) family.calls += calls;
+      else this.shellFamilies.set(name, { calls });
     }
     for (const [id, seen] of other.refs) {
       const mine = this.refs.get(id);
@@ -147,26 +184,36 @@ export class UsageCounter {
   finish(cleanToolName: (name: string) => string): UsageSummary {
     // No prototype: a tool named `constructor` or `toString` counts from 0, not from an inherited function.
     const tools = Object.create(null) as Record<string, number>;
+    const families = Object.create(null) as Record<string, number>;
+    // Families are kept as read, never stored or shown: a rule's tool_name (an identifier) finds its calls
+    // here; a name the identifier grammar replaced finds none, and its rates say "not enough calls".
+    const addFamily = (family: string, calls: number) => {
+      families[family] = (families[family] ?? 0) + calls;
+    };
     for (const [name, { calls }] of this.tools) {
       const clean = cleanToolName(name);
       tools[clean] = (tools[clean] ?? 0) + calls;
+      // A shell tool's calls were counted by the family of each command line (addShellCall).
+      if (!isShellTool(name)) addFamily(toolFamily(name), calls);
     }
+    for (const [family, { calls }] of this.shellFamilies) addFamily(family, calls);
     const refs = Object.create(null) as UsageSummary['refs'];
     for (const [id, seen] of [...this.refs].sort(([a], [b]) => (a < b ? -1 : 1))) refs[id] = { count: seen.count, last: new Date(seen.last).toISOString() };
     const exposures: UsageSummary['exposures'] = {};
     for (const [id, seen] of [...this.exposures].sort(([a], [b]) => (a < b ? -1 : 1))) {
       exposures[id] = { session_start: seen.session_start, reminder: seen.reminder, last: new Date(seen.last).toISOString(), sessions: [...new Set([...seen.sessions].map(redact))].sort() };
     }
-    return { tools, refs, exposures };
+    return { tools, families, refs, exposures };
   }
 }
 
 export interface UsageState {
   tools: [string, number][];
+  shellFamilies: [string, number][];
   refs: [string, { count: number; last: number }][];
   exposures: [string, { session_start: number; reminder: number; last: number; sessions: string[] }][];
 }
 
 export function emptyUsage(): UsageSummary {
-  return { tools: Object.create(null) as Record<string, number>, refs: Object.create(null) as UsageSummary['refs'], exposures: Object.create(null) as UsageSummary['exposures'] };
+  return { tools: Object.create(null) as Record<string, number>, families: Object.create(null) as Record<string, number>, refs: Object.create(null) as UsageSummary['refs'], exposures: Object.create(null) as UsageSummary['exposures'] };
 }

@@ -118,6 +118,7 @@ describe('exposures in the usage counter', () => {
     expect(first.finish(id)).toEqual(whole.finish(id));
     expect(whole.finish(id)).toEqual({
       tools: {},
+      families: {},
       // Accesses: the reminder and the unknown kind; session starts are exposures only.
       refs: { 'r-aaaa': { count: 1, last: new Date(2000).toISOString() }, 'r-bbbb': { count: 1, last: new Date(4000).toISOString() } },
       exposures: {
