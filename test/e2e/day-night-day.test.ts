@@ -129,5 +129,5 @@ describe('day, night, day: the rule is seen when it matters, and the night after
       cluster_id: applied[0].cluster_id, status: 'duplicate', text: expect.stringContaining('even after an earlier rule'),
       duplicate_of: expect.objectContaining({ kind: 'predecessor', rule_id: id }),
     })]);
-  });
+  }, 180_000);
 });
