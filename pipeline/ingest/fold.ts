@@ -209,7 +209,7 @@ export class IngestFold {
     const family = this.families.get(read.toolName, () => (isShellTool(read.toolName) ? null : toolFamily(read.toolName)));
     if (family !== null) return family;
     const summary = read.inputSummary();
-    const program = typeof summary === 'string' ? this.commandFamilies.get(summary, () => commandProgram(read.toolName, summary)) : null;
+    const program = typeof summary === 'string' ? this.commandFamilies.get(summary, () => commandProgram(summary)) : null;
     this.usage.addShellCall(program ?? read.toolName);
     return program ?? read.toolName;
   }
@@ -271,12 +271,17 @@ export class IngestFold {
   }
 }
 
-/** The program a shell command line runs (its family), or null when it names none. */
-function commandProgram(toolName: string, summary: string): string | null {
-  const family = toolFamily(toolName, summary);
-  // toolFamily falls back to the tool's own name: null keeps the memo, keyed by the line alone, exact.
-  return family === toolName ? null : family;
+/**
+ * The program a shell command line runs (its family), or null when it names none. Asked for a shell tool
+ * no agent is named, so that toolFamily's fallback (the tool's own name) is told apart from a program of
+ * the same name: the memo, keyed by the line alone, gives every shell tool the same answer.
+ */
+function commandProgram(summary: string): string | null {
+  const family = toolFamily(ANY_SHELL, summary);
+  return family === ANY_SHELL ? null : family;
 }
+
+const ANY_SHELL = 'run_shell_command';
 
 /**
  * The family and shape of a successful call (see IngestFold.successCall). The shape is stored and cited:

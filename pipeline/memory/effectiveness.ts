@@ -33,10 +33,8 @@ export function measureEffectiveness(rule: LifecycleRule, settings: Effectivenes
   const basis = before !== null && after !== null ? 'calls' : 'days';
   if (since < settings.effectiveness_min_days) return { ...base, verdict: 'measuring', basis };
   const worse = basis === 'calls' ? after! > 0 && after! >= before! * settings.ineffective_ratio : afterDay >= beforeDay * settings.ineffective_ratio;
-  if (worse) {
-    const why = basis === 'calls' ? `${after} failures per 100 calls since adoption, ${before} before` : `${base.after_per_day} failures per day since adoption, ${base.before_per_day} before`;
-    return { ...base, verdict: 'ineffective', basis, why };
-  }
+  // Per day, the figures themselves say why (the report and the audit print them as they always have).
+  if (worse) return { ...base, verdict: 'ineffective', basis, ...(basis === 'calls' ? { why: `${after} failures per 100 calls since adoption, ${before} before` } : {}) };
   const lastFailure = rule.hits > 0 && rule.last_seen > rule.created ? rule.last_seen : rule.created;
   const quiet = daysBetween(lastFailure, now) >= settings.validate_quiet_days;
   // Quiet because the tool is no longer called is not proof: the rule is unused, and decays normally.

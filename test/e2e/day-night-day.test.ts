@@ -42,7 +42,7 @@ function night(dir: string) {
 }
 
 describe('day, night, day: the rule is seen when it matters, and the night after shows whether it worked', () => {
-  it('session 1 fails three times, the night writes a rule, session 2 is shown it and recovers, the next night measures it', () => {
+  it('session 1 fails three times, the night writes a rule, session 2 is shown it and recovers, the next night measures it; a rule that keeps failing when shown is flagged', () => {
     // A low minimum of calls, so a two-session story has rates to show (the default, 20, is checked below).
     const dir = makeDir({ 'MEMORY.md': '# Memory\n\nHuman notes.\n\n## Derived Rules\n', 'config/sleep-cycle.yaml': 'exposed_min_calls: 2\n' }, { git: true });
 
@@ -109,5 +109,25 @@ describe('day, night, day: the rule is seen when it matters, and the night after
     expect(strict).toContain('before adoption (the night it was written): – (not enough calls: 3 of 20)');
     // Observation never reinforces: explain, list and stats left state as the night wrote it.
     expect(git(dir, 'status', '--porcelain', '--untracked-files=no')).toBe('');
-  });
+
+    // Day 3: a session shown the rule keeps failing; a session without the hook's start runs the tests fine.
+    hook(dir, start('s3'));
+    for (const [i, command] of ['pytest', 'pytest -q', 'pytest tests/'].entries()) hook(dir, failed('s3', `toolu_3${i}`, command));
+    for (const i of [0, 1]) hook(dir, succeeded('s4', `toolu_4${i}`, 'Bash', { command: 'python -m pytest' }, { stdout: '3 passed', stderr: '', interrupted: false, isImage: false }));
+    night(dir);
+    const flagged = JSON.parse(sleepCycle(dir, ['explain', id, '--json']).stdout).data;
+    expect(flagged.effect.exposed).toEqual({ failures: 4, calls: 5, per_100_calls: 80 });
+    expect(flagged.effect.unexposed).toEqual({ failures: 0, calls: 2, per_100_calls: 0 });
+    expect(flagged.effectiveness).toMatchObject({ verdict: 'ineffective', basis: 'exposure', why: '80 failures per 100 calls when it was in front of the agent, 0 when it was not' });
+    expect(read(dir, 'proposed_memory_updates.md')).toContain(`- \`${id}\` (pytest): 80 failures per 100 calls when it was in front of the agent, 0 when it was not`);
+
+    // Day 4: it recurs, and the successor path takes it from there (a rewrite, or a human when the rewrite would repeat it).
+    for (const [i, command] of ['pytest', 'pytest -q', 'pytest -x'].entries()) hook(dir, failed('s5', `toolu_5${i}`, command));
+    const fourth = night(dir);
+    // Offline, the rewrite says the same: not written, and the rule is left to a human or Claude.
+    expect(fourth.proposals).toEqual([expect.objectContaining({
+      cluster_id: applied[0].cluster_id, status: 'duplicate', text: expect.stringContaining('even after an earlier rule'),
+      duplicate_of: expect.objectContaining({ kind: 'predecessor', rule_id: id }),
+    })]);
+  }, 180_000);
 });
