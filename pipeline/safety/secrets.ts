@@ -122,22 +122,117 @@ export function looksLikeSecretToken(token: string): boolean {
   return entropy(token) >= (token.length >= 40 ? 4.2 : 3.9);
 }
 
+/**
+ * Vendor prefixes distinctive enough that a few random characters after them are a (cut) credential:
+ * each ends in `_`, `-` or `.`, or is a documented fixed start (AWS key ids, Google API keys).
+ */
+const TRUNCATED_PREFIXES = [
+  'gh[pousr]_', 'github_pat_', 'gl(?:pat|dt|rt|ptt|cbt)-', 'npm_', 'pypi-', 'xox[abposre]-', 'xapp-', 'sk-ant-', 'sk-proj-',
+  '[rs]k_(?:live|test)_', 'whsec_', 'hf_', 'glsa_', 'do[opr]_v1_', 'shp(?:at|ca|pa|ss)_', 'figd_', 'lin_(?:api|oauth)_', 'sntry[su]_',
+  'sbp_', 'pscale_(?:tkn|pw|oauth)_', 'dckr_pat_', 'hv[sbr]\\.', 'gsk_', 'r8_', 'AKIA', 'ASIA', 'AIza', 'ya29\\.', 'ATATT3',
+].join('|');
+
+/** A random body with no words in it: every kind of character, and no run of five lower-case letters. */
+function looksLikeShortSecret(token: string): boolean {
+  const count = (re: RegExp): number => token.match(re)?.length ?? 0;
+  if (count(/\d/g) < 2 || count(/[A-Z]/g) < 2 || count(/[a-z]/g) < 2) return false;
+  if (/[a-z]{5,}|[A-Z]{6,}|\d{6,}/.test(token)) return false;
+  return entropy(token) >= 3.5;
+}
+
+/** Base64 key material: long, every kind of character, and few word-like stretches (paths are made of words). */
+function looksLikeKeyMaterial(run: string): boolean {
+  if (!/[a-z]/.test(run) || !/[A-Z]/.test(run) || !/\d/.test(run)) return false;
+  const words = run.match(/[a-z]{4,}|[A-Z][a-z]{3,}/g)?.join('').length ?? 0;
+  return words < run.length * 0.25 && entropy(run) >= 4.5;
+}
+
 /** Detectors of a token by its look: run only on text with a long run of token characters. */
 const TOKEN_DETECTORS: readonly Detector[] = [
   // A key body without its BEGIN line: DER sequences start `MII` in base64.
   { kind: 'private_key', pattern: /(?<![A-Za-z0-9+/])MI[IGHJ][A-Za-z0-9+/]{60,}={0,2}/g },
   // Not right after a `%XX` code: that run is the rest of a percent-encoded text, read decoded in its view.
   { kind: 'high_entropy', pattern: /(?<![A-Za-z0-9_+/=.~%-])[A-Za-z0-9_+/=.~-]{24,}/g, accept: looksLikeSecretToken },
+  // Key material on one line without its BEGIN line or DER prefix: a long base64 run that reads as random.
+  { kind: 'private_key', pattern: /(?<![A-Za-z0-9+/=_])[A-Za-z0-9+/]{48,}={0,2}(?![A-Za-z0-9+/=_])/g, accept: (v, m) => looksLikeKeyMaterial(v) && !/sha(?:1|256|384|512)-$/i.test(m.input.slice(Math.max(0, m.index - 8), m.index)) },
+  // A vendor prefix with a body too short for its full shape: a token cut off (or split across events).
+  { kind: 'secret', pattern: new RegExp(`${EDGE}(?:${TRUNCATED_PREFIXES})([A-Za-z0-9_-]{8,})`, 'g'), accept: (v) => /\d/.test(v) || (/[a-z]/.test(v) && /[A-Z]/.test(v)) },
+  // A short random token (16 to 23 letters and digits): the half of a token split across events, a short API key.
+  { kind: 'high_entropy', pattern: /(?<![A-Za-z0-9_+/=.~%-])[A-Za-z0-9]{16,23}(?![A-Za-z0-9_+/=.~-])/g, accept: looksLikeShortSecret },
   // Key material split over lines: the run right after a line break that follows a redacted secret.
   { kind: 'secret', pattern: /\[REDACTED:[a-z0-9_]+\](?:\\[nr]|\r?\n)[ \t]*([A-Za-z0-9+/=_-]{8,})/dg, group: 1, accept: continuesSecret },
 ];
+
+/** Flag names that end in a credential word (`--password-stdin` and `--token-limit` do not end in one). */
+const FLAG_WORDS = 'passw(?:or)?d|passwd|pass|pwd|passphrase|storepass|keypass|secret|token|api[_-]?key|credentials?';
+/** Tried once per run of `-` and word characters (the look-behind): a gate without it is quadratic on `-----…`. */
+const FLAG_GATE = /(?<![\w-])-[\w-]*?(?:pass|pwd|secret|token|api[_-]?key|credential)/i;
+/** A flag's value: quoted (group 2 inside the quotes) or bare, never the next flag or a redirection. */
+const FLAG_VALUE = String.raw`(["']?)(?![-<>|$])([^\s"'\x60]{1,200})\1`;
+
+/**
+ * Programs whose short flag (or a long one of theirs) is a password, as documented by each: the MySQL
+ * family's `-p<password>` (attached only: `mysql -p db` names a database), registry logins, sshpass,
+ * MongoDB shells, redis-cli, SQL Server's tools, archivers, OpenLDAP's tools, mosquitto clients.
+ * `[program, flags, what may stand between flag and value]`.
+ */
+const PASSWORD_FLAG_PROGRAMS: readonly [string, string, string][] = [
+  [String.raw`mysql\w*|mariadb\w*`, '-p', '(?![ \t])'],
+  ['sshpass', '-p', '(?:[ \t]+)?'],
+  [String.raw`(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane|regctl|finch)\b[^\n|;&]{0,60}?\blogin`, '-p|--password', '(?:[ \t]+|=)'],
+  [String.raw`mongo\w*`, '-p|--password', '(?:[ \t]+|=)'],
+  ['redis-cli', '-a|--pass', '(?:[ \t]+)'],
+  ['sqlcmd|bcp|osql|isql', '-P', '(?:[ \t]+)?'],
+  ['zip|unzip', '-P|--password', '(?:[ \t]+)'],
+  ['7z|7za|7zr|rar|unrar', '-p', '(?![ \t])'],
+  [String.raw`ldap\w+`, '-w', '(?:[ \t]+)'],
+  [String.raw`mosquitto_\w+`, '-P|--pw', '(?:[ \t]+)'],
+];
+
+/** A flag's value that is a credential: not a redaction already, not a reference to a variable. */
+function flagValue(value: string): boolean {
+  return !value.startsWith('[REDACTED:') && !/^\$\{?\w+\}?$/.test(value) && !/^(?:stdin|-)$/i.test(value);
+}
+
+/** Element and attribute names that hold a credential (`password`, `db_pwd`, `apiToken`, `client_secret`, `credentials`). */
+const MARKUP_WORDS = 'passw(?:or)?d|passwd|pwd|passphrase|secret|token|api[_.-]?key|access[_.-]?key|private[_.-]?key|credentials?';
+
+function markupValue(value: string): boolean {
+  return value.trim() !== '' && !value.startsWith('[REDACTED:') && !/^\$\{[\w.]+\}$/.test(value);
+}
+
+/**
+ * Words after a credential word and a verb or sign that introduces its value (`is`, `was`, `set to`,
+ * `:`, `=`): up to eight words, to the end of the clause. The first word decides: one that describes
+ * the password instead of being it ("is incorrect", "was not provided", "is too short") is prose.
+ */
+const PASSPHRASE = /\b(?:pass(?:word|phrase|wd|code)|pin)(?:[ \t]+(?:is|was|set[ \t]+to)|[ \t]*[:=])[ \t]+["']?((?:[^\s,;()"'<>[\]]+)(?:[ \t]+[^\s,;()"'<>[\]]+){0,7})/dgi;
+/** Words that describe a password (its state, a verb, an article), or end the value: never part of one. */
+const PROSE_WORDS = new Set(
+  ('a an the not no now still already too very incorrect wrong invalid required empty missing expired blank set unset correct valid ' +
+    'weak strong short long null none nil undefined being changed reset stored saved hidden masked provided given needed mandatory ' +
+    'optional disabled enabled locked used ok okay incomplete only at in for of to on by with from and or but if when while because ' +
+    'this that these your my its their his her our must should will would can could may might has have had does did do is was are ' +
+    'were be been yes true false denied rejected accepted authentication auth failed failure error incorrectly please try again ' +
+    'must-be case-sensitive too-short prompt protected encrypted').split(' '),
+);
+
+function passphraseValue(value: string): boolean {
+  if (value.startsWith('[REDACTED:')) return false;
+  const words = value.split(/[ \t]+/);
+  if (PROSE_WORDS.has(words[0]!.toLowerCase().replace(/[.!?:]+$/, ''))) return false;
+  // Several words are a passphrase only when all of them are words (the pair rules handle one token).
+  if (words.length === 1) return false;
+  return words.every((w) => /^[A-Za-z0-9!@#$%^&*_+~-]+[.!?]?$/.test(w));
+}
 
 /** Detectors of a credential by its context (a key word, a flag, a header): run only on text with such a word. */
 const CONTEXT_DETECTORS: readonly Detector[] = [
   // `pass: x`, `pass=x`, `passwd=x` as a key of its own.
   { gate: /pass|pwd|pw/i, kind: 'password', pattern: /(?<![\w.-])(?:pass|passwd|pwd|pw)["']?[ \t]*[:=][ \t]*["']?([^\s"',;&]{3,200})/dgi, group: 1, accept: (v) => !/^\[REDACTED:/.test(v) && !/^[~/]/.test(v) },
   // `user:pass@host` with or without a scheme; the password may hold `@` (up to the last one before the host).
-  { gate: /@/, kind: 'url_password', pattern: /(?<![\w.%+-])[\w.%+-]{1,64}:((?:[^\s:/?#"'<>@]|@(?=[^\s/?#"'<>]*@)){1,200})@(?=[\w-]+(?:\.[\w-]+)*(?::\d+)?(?:[/\s?#"']|$))/dg, group: 1, accept: (v) => !/^\d+$/.test(v) && !v.startsWith('[REDACTED:') },
+  // After the host: a port, a path, or scp's `:path/` (`deploy:pw@git.internal:acme/app.git`); not `host:9000,`.
+  { gate: /@/, kind: 'url_password', pattern: /(?<![\w.%+-])[\w.%+-]{1,64}:((?:[^\s:/?#"'<>@]|@(?=[^\s/?#"'<>]*@)){1,200})@(?=[\w-]+(?:\.[\w-]+)*(?::\d+)?(?:[/\s?#"']|:[\w.~-]+\/|$))/dg, group: 1, accept: (v) => !/^\d+$/.test(v) && !v.startsWith('[REDACTED:') },
   // Cookie headers carry sessions: the whole value.
   { gate: /cookie/i, kind: 'cookie', pattern: /\b(?:set-)?cookie["']?[ \t]*[:=][ \t]*["']?([^\n"']{4,4000})/dgi, group: 1, accept: (v) => /=/.test(v) && !/^\[REDACTED:[a-z_]+\]$/.test(v) },
   // Headers named for a credential: `X-Api-Key: …`, `X-Auth-Token: …`, `Private-Token: …`.
@@ -146,6 +241,22 @@ const CONTEXT_DETECTORS: readonly Detector[] = [
   { gate: /PASS|PWD|SECRET|TOKEN|KEY|AUTH|CREDENTIAL|SALT/, kind: 'secret', pattern: /(?<![\w.-])([A-Z][A-Z0-9_]{1,80})["']?[ \t]*[:=][ \t]*["']?([^\s"',;&]{1,400})/dg, group: 2, accept: (v, m) => ENV_NAME.test(m[1]!) && !(/^(?:OLD)?PWD$/.test(m[1]!) && /^[~/]/.test(v)) && !v.startsWith('[REDACTED:') && !/^\$\{?\w+\}?$/.test(v) },
   // `-p<password>` attached to a MySQL/MariaDB client's flag (`mysql -uroot -phunter2`).
   { gate: /mysql|mariadb/i, kind: 'password', pattern: /\b(?:mysql\w*|mariadb\w*)\b[^\n]{0,200}?[ \t]-p(?![ \t])(["']?)([^\s"']{1,200})\1/dgi, group: 2 },
+  // A flag named for a credential, on any program: `--db-pass x`, `-storepass x`, `--api-key=x`, `--passphrase 'x'`.
+  { gate: FLAG_GATE, kind: 'password', pattern: new RegExp(String.raw`(?<![\w-])--?[\w-]*?(?:${FLAG_WORDS})(?:[ \t]+|=)${FLAG_VALUE}`, 'dgi'), group: 2, accept: flagValue },
+  // Programs whose short flag takes a password (`docker login -p x`, `sshpass -p x`, `7z -px`, `ldapsearch -w x`).
+  ...PASSWORD_FLAG_PROGRAMS.map(([program, flags, spacing]): Detector => ({
+    gate: new RegExp(program, 'i'),
+    kind: 'password',
+    pattern: new RegExp(String.raw`(?<![\w-])(?:${program})(?![\w-])[^\n|;&]{0,200}?[ \t](?:${flags})${spacing}${FLAG_VALUE}`, 'dg'),
+    group: 2,
+    accept: flagValue,
+  })),
+  // XML and HTML elements named for a credential: `<password>x</password>`, `<ns:ApiToken a="1">x</ns:ApiToken>`.
+  { gate: /<[^<>]*(?:pass|pwd|secret|token|key|credential)/i, kind: 'password', pattern: new RegExp(String.raw`<(?:[\w.-]+:)?[\w.-]*?(?:${MARKUP_WORDS})(?:[ \t][^<>]{0,200})?>[ \t]*([^<\n]{1,400}?)[ \t]*(?=</|$)`, 'dgi'), group: 1, accept: markupValue },
+  // Attributes that name a credential and carry its value: `<add key="DbPassword" value="x"/>`, `<input type="password" value="x">`.
+  { gate: /value[ \t]*=/i, kind: 'password', pattern: new RegExp(String.raw`\b(?:key|name|id|type|property)[ \t]*=[ \t]*["'][^"'<>]*?(?:${MARKUP_WORDS})[^"'<>]*["'][^<>]{0,200}?\bvalue[ \t]*=[ \t]*(["'])([^"'\n]{1,400})\1`, 'dgi'), group: 2, accept: markupValue },
+  // A passphrase of words after a credential word: `passphrase is orbit velvet canyon`, `password: correct horse battery`.
+  { gate: /pass|pwd|pin\b/i, kind: 'password', pattern: PASSPHRASE, group: 1, accept: passphraseValue },
   // `using password hunter2x`, `with password: x`, `AUTH x` (redis): a value with a digit or mixed case.
   { gate: /passw|passph/i, kind: 'password', pattern: /\b(?:password|passphrase|passwd)(?:[ \t]+(?:is|was))?[ \t]+["']?([^\s"',;]{6,200})/dgi, group: 1, accept: credentialLike },
   { gate: /AUTH|requirepass|masterauth/, kind: 'password', pattern: /\b(?:AUTH|requirepass|masterauth)[ \t]+(?:\w+[ \t]+)?["']?([^\s"',;]{6,200})/dg, group: 1, accept: credentialLike },
