@@ -266,7 +266,7 @@ const CONTEXT_DETECTORS: readonly Detector[] = [
 const ENV_NAME = /(?:^|_)(?:PASS(?:WORD|WD|PHRASE)?|PWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH|CREDENTIALS?|SIGNING_?KEY|SALT)(?:_|\d|$)/;
 
 /** The rest of a token after a line break: random-looking (letters and digits, or mixed case and long). */
-function continuesSecret(run: string): boolean {
+export function continuesSecret(run: string): boolean {
   return (/\d/.test(run) && /[A-Za-z]/.test(run)) || (run.length >= 16 && /[a-z]/.test(run) && /[A-Z]/.test(run));
 }
 
