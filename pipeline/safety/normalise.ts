@@ -212,8 +212,33 @@ const SPACED_SEP_MAX = 3;
 const isSpacedChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 43 || c === 61;
 const isSpacedSep = (c: number): boolean =>
   c === 32 || c === 9 || c === 46 || c === 44 || c === 58 || c === 59 || c === 124 || c === 47 || c === 92 || c === 42 || c === 126 || c === 45;
-/** Cheap gate: three single characters in a row, each followed by a separator. */
-const SPACED_GATE = /(?<![A-Za-z0-9_+=])(?:[A-Za-z0-9_+=][ \t.,:;|/\\*~-]{1,3}){3}[A-Za-z0-9_+=]/;
+/**
+ * Cheap gate: SPACED_MIN single characters in a row, each followed by 1 to 3 separators (any): one pass
+ * of character codes, no regex (a pattern tried at every position costs more than the rest of the views).
+ */
+function mayHoldSpacedRun(text: string): boolean {
+  let lone = 0;
+  let gap = 0;
+  let run = 0;
+  for (let i = 0; i <= text.length; i += 1) {
+    const c = i < text.length ? text.charCodeAt(i) : 32;
+    if (isSpacedChar(c)) {
+      run += 1;
+      continue;
+    }
+    if (run === 1 && gap <= SPACED_SEP_MAX) lone += 1;
+    else if (run > 0) lone = run === 1 ? 1 : 0;
+    if (run > 0) gap = 0;
+    if (lone >= SPACED_MIN) return true;
+    run = 0;
+    if (isSpacedSep(c)) gap += 1;
+    else {
+      lone = 0;
+      gap = SPACED_SEP_MAX + 1;
+    }
+  }
+  return false;
+}
 
 /** Each spread-out run as `[start, end, separator length]`. */
 function spacedRuns(text: string): [number, number, number][] {
@@ -242,7 +267,7 @@ function spacedRuns(text: string): [number, number, number][] {
 
 /** The text with the separators of every spread-out run dropped; null when there is none. */
 function spacedView(text: string, base: View | null): View | null {
-  if (!SPACED_GATE.test(text)) return null;
+  if (!mayHoldSpacedRun(text)) return null;
   const runs = spacedRuns(text);
   if (runs.length === 0) return null;
   const b = new ViewBuilder(base);
