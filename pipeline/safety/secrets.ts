@@ -195,6 +195,10 @@ const FLAG_WORDS = 'passw(?:or)?d|passwd|pass|pwd|passphrase|storepass|keypass|s
  * `-----…`); the `-` first, so the engine skips to each `-` instead of trying every position.
  */
 const FLAG_GATE = /-(?<![\w-]-)[\w-]*?(?:pass|pwd|secret|token|api[_-]?key|credential)/i;
+/** Flag names whose value is `user:password`. */
+const USER_FLAG_WORDS = 'user|creds|credentials?|auth|login';
+const USER_FLAG_GATE = /-(?<![\w-]-)[\w-]*?(?:user|creds|credential|auth|login)|-u/i;
+
 /** A flag's value: quoted (group 2 inside the quotes) or bare, never the next flag or a redirection. */
 const FLAG_VALUE = String.raw`(["']?)(?![-<>|$])([^\s"'\x60]{1,200})\1`;
 
@@ -293,6 +297,12 @@ const CONTEXT_DETECTORS: readonly Detector[] = [
     group: 2,
     accept: flagValue,
   })),
+  // Flags that take `user:password` (curl's `--proxy-user`, skopeo's `--src-creds`, `--auth`) or Samba's
+  // `-U user%password`: the part after the first `:` or `%` (also when a shape redacted its start). All digits
+  // is a uid:gid (`docker run -u 1000:1000`).
+  { gate: USER_FLAG_GATE, kind: 'password', pattern: new RegExp(String.raw`(?<![\w-])(?:--?[\w-]*?(?:${USER_FLAG_WORDS})|-[uU])(?:[ \t]+|=)["']?[^\s:%"'@/=[\]]{1,64}[:%]["']?([^\s"']{1,200}?)["']?(?=[\s"')]|$)`, 'dg'), group: 1, accept: (v) => !/^\d+$/.test(v) && !/^\[REDACTED:[a-z0-9_]+\]$/.test(v) },
+  // A quoted value right after a password word: `the passphrase 'amber pistol meadow' is wrong`.
+  { gate: /pass/i, kind: 'password', pattern: /\b(?:password|passphrase|passwd|passcode)[ \t]+(["'])((?!\[REDACTED:)[^"'\n]{1,200})\1/dgi, group: 2 },
   // XML and HTML elements named for a credential: `<password>x</password>`, `<ns:ApiToken a="1">x</ns:ApiToken>`.
   { gate: /<(?:[\w.-]+:)?[\w.-]*?(?:pass|pwd|secret|token|key|credential)/i, kind: 'password', pattern: new RegExp(String.raw`<(?:[\w.-]+:)?[\w.-]*?(?:${MARKUP_WORDS})(?:[ \t][^<>]{0,200})?>[ \t]*([^<\n]{1,400}?)[ \t]*(?=</|$)`, 'dgi'), group: 1, accept: elementValue },
   // Attributes that name a credential and carry its value: `<add key="DbPassword" value="x"/>`, `<input type="password" value="x">`.

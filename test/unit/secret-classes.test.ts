@@ -81,6 +81,26 @@ describe('credential contexts: a keyword context redacts its value whatever its 
     fc.assert(fc.property(lead, user, pass, host, rest, after, (l, u, p, h, r, a) => expectGone(`${l}${u}:${p}@${h}${r}${a}`, p)), RUNS);
   });
 
+  it('flags that take user:password (curl, skopeo, wget, generic --auth) and Samba\'s -U user%password', () => {
+    const call = fc.constantFrom(
+      (v: string) => `curl --proxy-user bob:${v} -x http://proxy:3128 https://example.com`,
+      (v: string) => `curl -u deploy:${v} https://api.internal`,
+      (v: string) => `skopeo copy --src-creds ci:${v} docker://a docker://b`,
+      (v: string) => `skopeo copy --dest-creds=ci:'${v}' docker://a docker://b`,
+      (v: string) => `./client --auth admin:${v} --host db`,
+      (v: string) => `smbclient //srv/share -U admin%${v}`,
+    );
+    const value = password.filter((v) => !/^\d+$/.test(v) && !/[:%]/.test(v.slice(0, 1)));
+    fc.assert(fc.property(call, value, before, after, (make, v, b, a) => expectGone(`${b}${make(v)}${a}`, v)), RUNS);
+  });
+
+  it('a quoted value right after a password word, whatever it holds', () => {
+    const value = fc.stringMatching(/^[A-Za-z0-9 !#%*_+=.~:;,-]{3,30}$/).filter((v) => v.trim() !== '');
+    const intro = fc.constantFrom('the passphrase', 'Password', 'with password', 'passwd', 'the passcode');
+    const quote = fc.constantFrom('"', "'");
+    fc.assert(fc.property(intro, quote, value, after, (i, q, v, a) => expectGone(`gpg: ${i} ${q}${v}${q} is wrong${a}`, v)), RUNS);
+  });
+
   it('XML and HTML elements and attributes named like a password, secret or token', () => {
     const value = fc.stringMatching(/^[A-Za-z0-9!#%*_+=.~:;,\/ -]{4,30}$/).filter((v) => v.trim().length >= 4 && !v.startsWith(' ') && !v.endsWith(' '));
     const name = fc.constantFrom('password', 'Password', 'db:password', 'apiToken', 'client_secret', 'secretKey', 'credentials', 'accessKey', 'passphrase', 'AuthToken');
