@@ -11,6 +11,7 @@ import { isShellTool, toolFamily } from '../telemetry/tool-family.js';
 import { IdentifierGuard, type IdentifierField } from '../safety/identifier.js';
 import { RuleEffectTally, type RuleEffectInput } from './rule-effect.js';
 import { redact } from '../safety/redact.js';
+import { SplitSecretTracker } from './split-secrets.js';
 
 export interface LineCounts {
   read: number;
@@ -99,6 +100,8 @@ export class IngestFold {
   /** What the rules shown to the agent did tonight (null without rules in memory). */
   readonly effect: RuleEffectTally | null;
   private readonly scanner = new EventScanner();
+  /** Sessions whose last failure ended with a secret: their next failure may hold the rest of it. */
+  readonly splitSecrets = new SplitSecretTracker();
   /** The line JSON.parse read, as the scanner presents its own (one object, set to each line). */
   private readonly parsed = new ParsedEvent();
   private readonly scanAfterLines: number;
@@ -179,8 +182,9 @@ export class IngestFold {
       if (!this.recovery.idle) this.followUp(read);
       return this.detector.observeSuccess(read.toolName, read.durationMs, segment.file, offset, read);
     }
-    const event = read.event();
-    if (!isFailure(event)) return;
+    const raw = read.event();
+    if (!isFailure(raw)) return;
+    const event = this.splitSecrets.follow(raw);
     const cluster = this.builder.add('failure', event, ts, { file: segment.file, offset });
     const session = event.session_id === undefined ? undefined : this.ids.check('session_id', event.session_id);
     if (session !== undefined && cluster !== null) this.recovery.observe({ session, family: cluster.tool, failure: cluster.key, shape: null });

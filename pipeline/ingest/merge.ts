@@ -3,6 +3,7 @@ import type { UsageState } from '../telemetry/usage.js';
 import type { ClusterState } from './cluster.js';
 import type { DetectorState } from './filter.js';
 import type { RecoveryState } from './recovery.js';
+import type { SplitSecretState } from './split-secrets.js';
 import { IngestFold, MAX_INVALID_SAMPLES, type FoldSegment, type FoldSettings, type InvalidLine, type LineCounts } from './fold.js';
 
 /** A large file whose end is to be folded apart (by a worker thread); where from comes with RangeStart. */
@@ -27,6 +28,7 @@ export interface PartialFold {
   overflow: number;
   detector: DetectorState;
   recovery: RecoveryState;
+  splitSecrets: SplitSecretState;
   /** Where the range's last complete line ends (the cursor). */
   consumed: number;
 }
@@ -67,6 +69,7 @@ export function toPartial(fold: IngestFold, consumed: number): PartialFold {
     overflow: fold.builder.overflow,
     detector: fold.detector.toState(),
     recovery: fold.recovery.toState(),
+    splitSecrets: fold.splitSecrets.toState(),
     consumed,
   };
 }
@@ -87,6 +90,8 @@ export function mergePartial(fold: IngestFold, partial: PartialFold): boolean {
   // Past a follow-up cap on either side the order decided what was kept (recovery.ts).
   if (partial.recovery.full || fold.recovery.full) return false;
   if (!fold.builder.canMerge(partial.clusters, partial.overflow, deferredSlowKeys)) return false;
+  // A session left with a secret at its end whose next failure is in the range (split-secrets.ts).
+  if (!fold.splitSecrets.canAbsorb(partial.splitSecrets)) return false;
   const { lines } = fold;
   lines.read += partial.lines.read;
   lines.valid += partial.lines.valid;
@@ -103,5 +108,6 @@ export function mergePartial(fold: IngestFold, partial: PartialFold): boolean {
   fold.builder.merge(partial.clusters);
   fold.detector.absorb(partial.detector);
   fold.recovery.absorb(partial.recovery);
+  fold.splitSecrets.absorb(partial.splitSecrets);
   return true;
 }

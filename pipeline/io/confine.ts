@@ -11,6 +11,13 @@ import type { FsPort } from './fs.js';
  * target is updated). A path that resolves outside the repository, or to anything but a regular file
  * (a directory, for `list`), is an E_IO error naming the path, where it points and the fix; nothing is
  * read or written there. `readOnly` folders (the package's own bundled policy) may be read, not written.
+ *
+ * A regular file in the repository with more than one hard link is refused the same way, for reading
+ * and writing. Its other name can be anywhere on the same filesystem (no link to follow says where), so
+ * it is treated as a file shared with something outside: writing through would change the other name,
+ * and writing a fresh file in its place would still copy the other file's content (whatever it holds)
+ * into the repository and its commit. Reading is refused too, so its content never reaches a report or
+ * a rule. (The package's own read-only folders are exempt: package managers such as pnpm hard-link them.)
  */
 export function confineFs(inner: FsPort, root: string, readOnly: readonly string[] = []): FsPort {
   const base = realOrSelf(resolve(root));
@@ -22,6 +29,7 @@ export function confineFs(inner: FsPort, root: string, readOnly: readonly string
     if (!allowed.some((dir) => within(real, dir))) throw outside(root, absolute, real);
     const info = statOrUndefined(real);
     if (info && !(kind === 'dir' ? info.isDirectory() : info.isFile())) throw notRegular(root, absolute, real, info, kind);
+    if (info && info.isFile() && info.nlink > 1 && within(real, base)) throw hardLinked(root, absolute, info.nlink);
     return real;
   };
   // Async, so a refused path is a rejected promise like any other failure of the port, never a throw.
@@ -101,4 +109,13 @@ function notRegular(root: string, path: string, real: string, info: Stats, kind:
   const what = info.isFIFO() ? 'a FIFO (named pipe)' : info.isCharacterDevice() ? 'a character device' : info.isBlockDevice() ? 'a block device' : info.isSocket() ? 'a socket' : info.isDirectory() ? 'a directory' : 'not a regular file';
   const target = real === path ? '' : ` (it resolves to ${real})`;
   return errors.unsafePath(shown(root, path), `is ${what}${target}, where a ${kind === 'dir' ? 'folder' : 'regular file'} was expected; nothing was read or written`, `Replace it with a regular ${kind === 'dir' ? 'folder' : 'file'}`);
+}
+
+function hardLinked(root: string, path: string, links: number) {
+  const name = shown(root, path);
+  return errors.unsafePath(
+    name,
+    `is a hard link (the file has ${links} names): its other names may be outside the repository, so nothing was read or written through it`,
+    `Give it a file of its own (\`cp ${name} ${name}.copy && mv ${name}.copy ${name}\`), or make it a symbolic link to a file inside the repository`,
+  );
 }

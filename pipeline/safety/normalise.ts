@@ -160,6 +160,127 @@ function percentView(text: string, base: View | null): View {
   return b.view();
 }
 
+/** Rounds of percent-decoding: an encoding applied more often than this is left as it is. */
+const PERCENT_ROUNDS = 4;
+const PERCENT_CODE = /%[0-9a-fA-F]{2}/;
+
+/** A character reference: `&#103;`, `&#x67;` (the `;` may be missing), or a named one such as `&lowbar;`. */
+const HTML_REFERENCE = /&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z]{2,8};)/;
+const HTML_REFERENCES = /&(?:#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z]{2,8});)/g;
+/**
+ * HTML's named references for the ASCII characters a token or a credential context is made of (the
+ * full table has 2,000 names; a letter or digit has no name, only punctuation does).
+ */
+const HTML_NAMES: Readonly<Record<string, string>> = {
+  excl: '!', quot: '"', QUOT: '"', num: '#', dollar: '$', percnt: '%', amp: '&', AMP: '&', apos: "'", lpar: '(', rpar: ')',
+  ast: '*', midast: '*', plus: '+', comma: ',', period: '.', sol: '/', colon: ':', semi: ';', lt: '<', LT: '<', equals: '=',
+  gt: '>', GT: '>', quest: '?', commat: '@', lsqb: '[', lbrack: '[', bsol: '\\', rsqb: ']', rbrack: ']', Hat: '^', lowbar: '_',
+  UnderBar: '_', grave: '`', DiacriticalGrave: '`', lcub: '{', lbrace: '{', verbar: '|', vert: '|', VerticalLine: '|',
+  rcub: '}', rbrace: '}', tilde: '~', nbsp: ' ', NonBreakingSpace: ' ', hyphen: '-', dash: '-', minus: '-', Tab: '\t', NewLine: '\n',
+};
+
+/** HTML character references decoded (`&#103;&#104;` → `gh`, `&lowbar;` → `_`); unknown names stay as written. */
+function htmlView(text: string, base: View | null): View {
+  const b = new ViewBuilder(base);
+  let last = 0;
+  HTML_REFERENCES.lastIndex = 0;
+  for (let m = HTML_REFERENCES.exec(text); m !== null; m = HTML_REFERENCES.exec(text)) {
+    const [, decimal, hexadecimal, name] = m;
+    const code = decimal !== undefined ? parseInt(decimal, 10) : hexadecimal !== undefined ? parseInt(hexadecimal, 16) : -1;
+    const decoded = code >= 0 ? (code <= 0x10ffff ? String.fromCodePoint(code) : '') : Object.hasOwn(HTML_NAMES, name!) ? HTML_NAMES[name!]! : null;
+    if (decoded === null || decoded === '') continue;
+    // A numeric reference may end without `;`: take the `;` along when it is there.
+    let end = m.index + m[0].length;
+    if (code >= 0 && text[end] === ';') end += 1;
+    for (let i = last; i < m.index; i += 1) b.push(text[i]!, i, i + 1);
+    b.push(decoded, m.index, end);
+    last = end;
+    HTML_REFERENCES.lastIndex = end;
+  }
+  for (let i = last; i < text.length; i += 1) b.push(text[i]!, i, i + 1);
+  return b.view();
+}
+
+/**
+ * Characters spread out by a separator (`g h p _ 1 2 …`, `g-h-p-…`, `g | h | p`): at least SPACED_MIN
+ * single token characters, each followed by the same separator (1 to 3 of space, tab, `.` `,` `:` `;`
+ * `|` `/` `\` `*` `~` `-`). Read by hand: a scan that fails skips the run it read, so the text is read
+ * once (a pattern with a back-reference would retry inside every run).
+ */
+const SPACED_MIN = 12;
+const SPACED_SEP_MAX = 3;
+const isSpacedChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 43 || c === 61;
+const isSpacedSep = (c: number): boolean =>
+  c === 32 || c === 9 || c === 46 || c === 44 || c === 58 || c === 59 || c === 124 || c === 47 || c === 92 || c === 42 || c === 126 || c === 45;
+/**
+ * Cheap gate: SPACED_MIN single characters in a row, each followed by 1 to 3 separators (any): one pass
+ * of character codes, no regex (a pattern tried at every position costs more than the rest of the views).
+ */
+function mayHoldSpacedRun(text: string): boolean {
+  let lone = 0;
+  let gap = 0;
+  let run = 0;
+  for (let i = 0; i <= text.length; i += 1) {
+    const c = i < text.length ? text.charCodeAt(i) : 32;
+    if (isSpacedChar(c)) {
+      run += 1;
+      continue;
+    }
+    if (run === 1 && gap <= SPACED_SEP_MAX) lone += 1;
+    else if (run > 0) lone = run === 1 ? 1 : 0;
+    if (run > 0) gap = 0;
+    if (lone >= SPACED_MIN) return true;
+    run = 0;
+    if (isSpacedSep(c)) gap += 1;
+    else {
+      lone = 0;
+      gap = SPACED_SEP_MAX + 1;
+    }
+  }
+  return false;
+}
+
+/** Each spread-out run as `[start, end, separator length]`. */
+function spacedRuns(text: string): [number, number, number][] {
+  const runs: [number, number, number][] = [];
+  const char = (i: number): boolean => i >= 0 && i < text.length && isSpacedChar(text.charCodeAt(i));
+  for (let i = 0; i < text.length; ) {
+    if (!char(i) || char(i - 1)) {
+      i += 1;
+      continue;
+    }
+    let j = i + 1;
+    while (j < text.length && j - i - 1 < SPACED_SEP_MAX && isSpacedSep(text.charCodeAt(j))) j += 1;
+    const sep = text.slice(i + 1, j);
+    let last = i;
+    let count = 1;
+    // The next character belongs to the run when the same separator comes before it and a separator (or the end of the run) after it.
+    while (sep !== '' && text.startsWith(sep, last + 1) && char(last + 1 + sep.length) && !char(last + 2 + sep.length)) {
+      last += 1 + sep.length;
+      count += 1;
+    }
+    if (count >= SPACED_MIN) runs.push([i, last + 1, sep.length]);
+    i = last + 1;
+  }
+  return runs;
+}
+
+/** The text with the separators of every spread-out run dropped; null when there is none. */
+function spacedView(text: string, base: View | null): View | null {
+  if (!mayHoldSpacedRun(text)) return null;
+  const runs = spacedRuns(text);
+  if (runs.length === 0) return null;
+  const b = new ViewBuilder(base);
+  let last = 0;
+  for (const [start, end, sep] of runs) {
+    for (let i = last; i < start; i += 1) b.push(text[i]!, i, i + 1);
+    for (let i = start; i < end; i += 1 + sep) b.push(text[i]!, i, Math.min(i + 1 + sep, end));
+    last = end;
+  }
+  for (let i = last; i < text.length; i += 1) b.push(text[i]!, i, i + 1);
+  return b.view();
+}
+
 /**
  * Key material split over lines: a line break (and the indentation or quote-and-plus of a wrapped
  * string) between two token characters is dropped, so `AKIA…\n…` or a PEM body reads as one run.
@@ -277,9 +398,16 @@ export function decodedViews(text: string, base64 = true): View[] {
   const views: View[] = [];
   let read: View | null = NON_ASCII.test(text) ? readerView(text) : null;
   if (text.includes('\\')) read = unescapeView(read?.text ?? text, read);
-  if ((read?.text ?? text).includes('%') && /%[0-9a-fA-F]{2}/.test(read?.text ?? text)) read = percentView(read?.text ?? text, read);
+  // Percent-encoding decoded to a fixed point (`%2567` → `%67` → `g`), at most PERCENT_ROUNDS times.
+  for (let round = 0; round < PERCENT_ROUNDS && PERCENT_CODE.test(read?.text ?? text); round += 1) read = percentView(read?.text ?? text, read);
+  if (HTML_REFERENCE.test(read?.text ?? text)) read = htmlView(read?.text ?? text, read);
   if (read !== null && read.text !== text) views.push(read);
   else read = null;
+  const spaced = spacedView(read?.text ?? text, read);
+  if (spaced !== null) {
+    views.push(spaced);
+    views.push(...base64Views(spaced.text, spaced));
+  }
   let last = read;
   if (wrapped(read?.text ?? text)) {
     const joined = joinedView(read?.text ?? text, read);

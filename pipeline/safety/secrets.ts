@@ -122,6 +122,51 @@ export function looksLikeSecretToken(token: string): boolean {
   return entropy(token) >= (token.length >= 40 ? 4.2 : 3.9);
 }
 
+/**
+ * Vendor prefixes distinctive enough that a few random characters after them are a (cut) credential:
+ * each ends in `_`, `-` or `.`, or is a documented fixed start (AWS key ids, Google API keys).
+ */
+const TRUNCATED_PREFIXES = [
+  'gh[pousr]_', 'github_pat_', 'gl(?:pat|dt|rt|ptt|cbt)-', 'npm_', 'pypi-', 'xox[abposre]-', 'xapp-', 'sk-ant-', 'sk-proj-',
+  '[rs]k_(?:live|test)_', 'whsec_', 'hf_', 'glsa_', 'do[opr]_v1_', 'shp(?:at|ca|pa|ss)_', 'figd_', 'lin_(?:api|oauth)_', 'sntry[su]_',
+  'sbp_', 'pscale_(?:tkn|pw|oauth)_', 'dckr_pat_', 'hv[sbr]\\.', 'gsk_', 'r8_', 'AKIA', 'ASIA', 'AIza', 'ya29\\.', 'ATATT3',
+].join('|');
+
+/** A random body with no words in it: every kind of character, and no run of five lower-case letters. */
+function looksLikeShortSecret(token: string): boolean {
+  const count = (re: RegExp): number => token.match(re)?.length ?? 0;
+  if (count(/\d/g) < 2 || count(/[A-Z]/g) < 2 || count(/[a-z]/g) < 2) return false;
+  if (/[a-z]{5,}|[A-Z]{6,}|\d{6,}/.test(token)) return false;
+  return entropy(token) >= 3.5;
+}
+
+/** Base64 key material: long, every kind of character, and few word-like stretches (paths are made of words). */
+function looksLikeKeyMaterial(run: string): boolean {
+  if (!/[a-z]/.test(run) || !/[A-Z]/.test(run) || !/\d/.test(run)) return false;
+  const words = run.match(/[a-z]{4,}|[A-Z][a-z]{3,}/g)?.join('').length ?? 0;
+  return words < run.length * 0.25 && entropy(run) >= 4.5;
+}
+
+/**
+ * A vendor prefix with a body too short for its full shape: a token cut off (or split across events).
+ * Run only on text with a run of 12 or more that holds a letter and a digit or both cases (`runs.medium`).
+ */
+const CUT_VENDOR: Detector = {
+  kind: 'secret',
+  pattern: new RegExp(`${EDGE}(?:${TRUNCATED_PREFIXES})([A-Za-z0-9_-]{8,})`, 'g'),
+  accept: (v) => /\d/.test(v) || (/[a-z]/.test(v) && /[A-Z]/.test(v)),
+};
+
+/** Key material on one line without its BEGIN line or DER prefix: a long base64 run that reads as random (`runs.keyRun`). */
+const KEY_MATERIAL: Detector = {
+  kind: 'private_key',
+  pattern: /(?<![A-Za-z0-9+/=_])[A-Za-z0-9+/]{48,}={0,2}(?![A-Za-z0-9+/=_])/g,
+  accept: (v, m) => looksLikeKeyMaterial(v) && !/sha(?:1|256|384|512)-$/i.test(m.input.slice(Math.max(0, m.index - 8), m.index)),
+};
+
+/** A short random token (16 to 23 letters and digits, `runs.shortToken`): a short API key, the half of a split token. */
+const SHORT_TOKEN: Detector = { kind: 'high_entropy', pattern: /(?<![A-Za-z0-9_+/=.~%-])[A-Za-z0-9]{16,23}(?![A-Za-z0-9_+/=.~-])/g, accept: looksLikeShortSecret };
+
 /** Detectors of a token by its look: run only on text with a long run of token characters. */
 const TOKEN_DETECTORS: readonly Detector[] = [
   // A key body without its BEGIN line: DER sequences start `MII` in base64.
@@ -132,12 +177,108 @@ const TOKEN_DETECTORS: readonly Detector[] = [
   { kind: 'secret', pattern: /\[REDACTED:[a-z0-9_]+\](?:\\[nr]|\r?\n)[ \t]*([A-Za-z0-9+/=_-]{8,})/dg, group: 1, accept: continuesSecret },
 ];
 
+/**
+ * The password of `user:password@host`. With a scheme (`https://u:p@h`) any value but a port-like number;
+ * without one, a single lower-case word is a name before a host (`LeaseRenewer:msrabi@host:9000` in
+ * Hadoop's logs), not a password.
+ */
+function urlPassword(value: string, m: RegExpExecArray): boolean {
+  if (/^\d+$/.test(value) || value.startsWith('[REDACTED:')) return false;
+  const scheme = /:\/\/$/.test(m.input.slice(Math.max(0, m.index - 3), m.index));
+  return scheme || !/^[a-z]{1,16}$/.test(value);
+}
+
+/** Flag names that end in a credential word (`--password-stdin` and `--token-limit` do not end in one). */
+const FLAG_WORDS = 'passw(?:or)?d|passwd|pass|pwd|passphrase|storepass|keypass|secret|token|api[_-]?key|credentials?';
+/**
+ * Tried once per run of `-` and word characters (the look-behind: without it the gate is quadratic on
+ * `-----…`); the `-` first, so the engine skips to each `-` instead of trying every position.
+ */
+const FLAG_GATE = /-(?<![\w-]-)[\w-]*?(?:pass|pwd|secret|token|api[_-]?key|credential)/i;
+/** Flag names whose value is `user:password`. */
+const USER_FLAG_WORDS = 'user|creds|credentials?|auth|login';
+const USER_FLAG_GATE = /-(?<![\w-]-)[\w-]*?(?:user|creds|credential|auth|login)|-u/i;
+
+/** A flag's value: quoted (group 2 inside the quotes) or bare, never the next flag or a redirection. */
+const FLAG_VALUE = String.raw`(["']?)(?![-<>|$])([^\s"'\x60]{1,200})\1`;
+
+/**
+ * Programs whose short flag (or a long one of theirs) is a password, as documented by each: the MySQL
+ * family's `-p<password>` (attached only: `mysql -p db` names a database), registry logins, sshpass,
+ * MongoDB shells, redis-cli, SQL Server's tools, archivers, OpenLDAP's tools, mosquitto clients.
+ * `[program, flags, what may stand between flag and value, the word the text must hold (default: the program)]`.
+ */
+const PASSWORD_FLAG_PROGRAMS: readonly [program: string, flags: string, spacing: string, gate?: string][] = [
+  [String.raw`mysql\w*|mariadb\w*`, '-p', '(?![ \t])'],
+  ['sshpass', '-p', '(?:[ \t]+)?'],
+  [String.raw`(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane|regctl|finch)\b[^\n|;&]{0,60}?\blogin`, '-p|--password', '(?:[ \t]+|=)', 'login'],
+  [String.raw`mongo\w*`, '-p|--password', '(?:[ \t]+|=)'],
+  ['redis-cli', '-a|--pass', '(?:[ \t]+)'],
+  ['sqlcmd|bcp|osql|isql', '-P', '(?:[ \t]+)?'],
+  ['zip|unzip', '-P|--password', '(?:[ \t]+)'],
+  ['7z|7za|7zr|rar|unrar', '-p', '(?![ \t])'],
+  [String.raw`ldap\w+`, '-w', '(?:[ \t]+)'],
+  [String.raw`mosquitto_\w+`, '-P|--pw', '(?:[ \t]+)'],
+];
+
+/** A flag's value that is a credential: not a redaction already, not a reference to a variable. */
+function flagValue(value: string): boolean {
+  return !value.startsWith('[REDACTED:') && !/^\$\{?\w+\}?$/.test(value) && !/^(?:stdin|-)$/i.test(value);
+}
+
+/** Element and attribute names that hold a credential (`password`, `db_pwd`, `apiToken`, `client_secret`, `credentials`). */
+const MARKUP_WORDS = 'passw(?:or)?d|passwd|pwd|passphrase|secret|token|(?:api|access|private|secret|signing|encryption|master)[_.-]?key|credentials?';
+
+function markupValue(value: string): boolean {
+  return value.trim() !== '' && !value.startsWith('[REDACTED:') && !/^\$\{[\w.]+\}$/.test(value);
+}
+
+/**
+ * An element's text: up to its closing tag, or to the end of a cut text when it is one token (`<token>
+ * at line 3` in a parser's complaint is prose about a tag, not a value).
+ */
+function elementValue(value: string, m: RegExpExecArray): boolean {
+  return markupValue(value) && (m.input.startsWith('</', m.index + m[0].length) || !/\s/.test(value.trim()));
+}
+
+/**
+ * Words after a credential word and a verb or sign that introduces its value (`is`, `was`, `set to`,
+ * `:`, `=`): up to eight words, to the end of the clause (punctuation, or a word that goes on with the
+ * sentence: "… for user root", "… and will expire"). The first word decides: one that describes the
+ * password instead of being it ("is incorrect", "was not provided", "is too short") is prose.
+ */
+const CLAUSE_WORDS =
+  'for|in|on|at|by|with|from|to|and|or|but|if|when|while|because|is|was|are|were|has|have|had|does|did|do|must|should|will|would|can|could|may|might|not|please|try|after|before|since|until';
+const PASSPHRASE = new RegExp(
+  String.raw`\b(?:pass(?:word|phrase|wd|code)|pin)(?:[ \t]+(?:is|was|set[ \t]+to)|[ \t]*[:=])[ \t]+["']?((?:\[REDACTED:[a-z0-9_]+\]|[^\s,;()"'<>[\]]+)(?:[ \t]+(?!(?:${CLAUSE_WORDS})\b)[^\s,;()"'<>[\]]+){0,7})`,
+  'dgi',
+);
+/** Words that describe a password (its state, a verb, an article): a value that starts with one is prose. */
+const PROSE_WORDS = new Set(
+  ('a an the not no now still already too very incorrect wrong invalid required empty missing expired blank set unset ' +
+    'weak strong short long null none nil undefined being changed reset stored saved hidden masked provided given needed mandatory ' +
+    'optional disabled enabled locked used ok okay incomplete only this that these your my its their his her our yes true false ' +
+    'denied rejected accepted authentication auth failed failure error incorrectly prompt protected encrypted ' +
+    CLAUSE_WORDS.split('|').join(' ')).split(' '),
+);
+
+/** Two or more words, none of them prose first: a passphrase (one token is left to the pair rules). */
+function passphraseValue(value: string): boolean {
+  const words = value.split(/[ \t]+/);
+  if (words.length < 2 || PROSE_WORDS.has(words[0]!.toLowerCase().replace(/[.!?:]+$/, ''))) return false;
+  // The pair rules may have redacted the first word already (`password: [REDACTED:password] horse battery`).
+  const rest = words[0]!.startsWith('[REDACTED:') ? words.slice(1) : words;
+  return rest.every((w) => /^[A-Za-z0-9!@#$%^&*_+~-]+[.!?]?$/.test(w));
+}
+
 /** Detectors of a credential by its context (a key word, a flag, a header): run only on text with such a word. */
 const CONTEXT_DETECTORS: readonly Detector[] = [
   // `pass: x`, `pass=x`, `passwd=x` as a key of its own.
   { gate: /pass|pwd|pw/i, kind: 'password', pattern: /(?<![\w.-])(?:pass|passwd|pwd|pw)["']?[ \t]*[:=][ \t]*["']?([^\s"',;&]{3,200})/dgi, group: 1, accept: (v) => !/^\[REDACTED:/.test(v) && !/^[~/]/.test(v) },
   // `user:pass@host` with or without a scheme; the password may hold `@` (up to the last one before the host).
-  { gate: /@/, kind: 'url_password', pattern: /(?<![\w.%+-])[\w.%+-]{1,64}:((?:[^\s:/?#"'<>@]|@(?=[^\s/?#"'<>]*@)){1,200})@(?=[\w-]+(?:\.[\w-]+)*(?::\d+)?(?:[/\s?#"']|$))/dg, group: 1, accept: (v) => !/^\d+$/.test(v) && !v.startsWith('[REDACTED:') },
+  // After the host: a port, a path, scp's `:path/` (`deploy:pw@git.internal:acme/app.git`) or the `: ` of a
+  // message; not `host:9000,`.
+  { gate: /@/, kind: 'url_password', pattern: /(?<![\w.%+-])[\w.%+-]{1,64}:((?:[^\s:/?#"'<>@]|@(?=[^\s/?#"'<>]*@)){1,200})@(?=[\w-]+(?:\.[\w-]+)*(?::\d+)?(?:[/\s?#"']|:[\w.~-]+\/|:(?=\s|$)|$))/dg, group: 1, accept: urlPassword },
   // Cookie headers carry sessions: the whole value.
   { gate: /cookie/i, kind: 'cookie', pattern: /\b(?:set-)?cookie["']?[ \t]*[:=][ \t]*["']?([^\n"']{4,4000})/dgi, group: 1, accept: (v) => /=/.test(v) && !/^\[REDACTED:[a-z_]+\]$/.test(v) },
   // Headers named for a credential: `X-Api-Key: …`, `X-Auth-Token: …`, `Private-Token: …`.
@@ -146,6 +287,28 @@ const CONTEXT_DETECTORS: readonly Detector[] = [
   { gate: /PASS|PWD|SECRET|TOKEN|KEY|AUTH|CREDENTIAL|SALT/, kind: 'secret', pattern: /(?<![\w.-])([A-Z][A-Z0-9_]{1,80})["']?[ \t]*[:=][ \t]*["']?([^\s"',;&]{1,400})/dg, group: 2, accept: (v, m) => ENV_NAME.test(m[1]!) && !(/^(?:OLD)?PWD$/.test(m[1]!) && /^[~/]/.test(v)) && !v.startsWith('[REDACTED:') && !/^\$\{?\w+\}?$/.test(v) },
   // `-p<password>` attached to a MySQL/MariaDB client's flag (`mysql -uroot -phunter2`).
   { gate: /mysql|mariadb/i, kind: 'password', pattern: /\b(?:mysql\w*|mariadb\w*)\b[^\n]{0,200}?[ \t]-p(?![ \t])(["']?)([^\s"']{1,200})\1/dgi, group: 2 },
+  // A flag named for a credential, on any program: `--db-pass x`, `-storepass x`, `--api-key=x`, `--passphrase 'x'`.
+  { gate: FLAG_GATE, kind: 'password', pattern: new RegExp(String.raw`(?<![\w-])--?[\w-]*?(?:${FLAG_WORDS})(?:[ \t]+|=)${FLAG_VALUE}`, 'dgi'), group: 2, accept: flagValue },
+  // Programs whose short flag takes a password (`docker login -p x`, `sshpass -p x`, `7z -px`, `ldapsearch -w x`).
+  ...PASSWORD_FLAG_PROGRAMS.map(([program, flags, spacing, gate]): Detector => ({
+    gate: new RegExp(gate ?? program, 'i'),
+    kind: 'password',
+    pattern: new RegExp(String.raw`(?<![\w-])(?:${program})(?![\w-])[^\n|;&]{0,200}?[ \t](?:${flags})${spacing}${FLAG_VALUE}`, 'dg'),
+    group: 2,
+    accept: flagValue,
+  })),
+  // Flags that take `user:password` (curl's `--proxy-user`, skopeo's `--src-creds`, `--auth`) or Samba's
+  // `-U user%password`: the part after the first `:` or `%` (also when a shape redacted its start). All digits
+  // is a uid:gid (`docker run -u 1000:1000`).
+  { gate: USER_FLAG_GATE, kind: 'password', pattern: new RegExp(String.raw`(?<![\w-])(?:--?[\w-]*?(?:${USER_FLAG_WORDS})|-[uU])(?:[ \t]+|=)["']?[^\s:%"'@/=[\]]{1,64}[:%]["']?([^\s"']{1,200}?)["']?(?=[\s"')]|$)`, 'dg'), group: 1, accept: (v) => !/^\d+$/.test(v) && !/^\[REDACTED:[a-z0-9_]+\]$/.test(v) },
+  // A quoted value right after a password word: `the passphrase 'amber pistol meadow' is wrong`.
+  { gate: /pass/i, kind: 'password', pattern: /\b(?:password|passphrase|passwd|passcode)[ \t]+(["'])((?!\[REDACTED:)[^"'\n]{1,200})\1/dgi, group: 2 },
+  // XML and HTML elements named for a credential: `<password>x</password>`, `<ns:ApiToken a="1">x</ns:ApiToken>`.
+  { gate: /<(?:[\w.-]+:)?[\w.-]*?(?:pass|pwd|secret|token|key|credential)/i, kind: 'password', pattern: new RegExp(String.raw`<(?:[\w.-]+:)?[\w.-]*?(?:${MARKUP_WORDS})(?:[ \t][^<>]{0,200})?>[ \t]*([^<\n]{1,400}?)[ \t]*(?=</|$)`, 'dgi'), group: 1, accept: elementValue },
+  // Attributes that name a credential and carry its value: `<add key="DbPassword" value="x"/>`, `<input type="password" value="x">`.
+  { gate: /value[ \t]*=/i, kind: 'password', pattern: new RegExp(String.raw`\b(?:key|name|id|type|property)[ \t]*=[ \t]*["'][^"'<>]*?(?:${MARKUP_WORDS})[^"'<>]*["'][^<>]{0,200}?\bvalue[ \t]*=[ \t]*(["'])([^"'\n]{1,400})\1`, 'dgi'), group: 2, accept: markupValue },
+  // A passphrase of words after a credential word: `passphrase is orbit velvet canyon`, `password: correct horse battery`.
+  { gate: /pass|pwd|pin\b/i, kind: 'password', pattern: PASSPHRASE, group: 1, accept: passphraseValue },
   // `using password hunter2x`, `with password: x`, `AUTH x` (redis): a value with a digit or mixed case.
   { gate: /passw|passph/i, kind: 'password', pattern: /\b(?:password|passphrase|passwd)(?:[ \t]+(?:is|was))?[ \t]+["']?([^\s"',;]{6,200})/dgi, group: 1, accept: credentialLike },
   { gate: /AUTH|requirepass|masterauth/, kind: 'password', pattern: /\b(?:AUTH|requirepass|masterauth)[ \t]+(?:\w+[ \t]+)?["']?([^\s"',;]{6,200})/dg, group: 1, accept: credentialLike },
@@ -170,10 +333,16 @@ function credentialLike(value: string): boolean {
 export interface TokenRuns {
   /** A run of 15 or more: a vendor token or a random one may be there. */
   long: boolean;
+  /** A run of 12 or more with a letter and a digit or both cases: a cut vendor token may be there. */
+  medium: boolean;
   /** A run of 16 or more with a letter and a digit, or a URL or key block: the rule set may find something. */
   ruleSet: boolean;
   /** A run of 24 or more with a digit: a base64 run worth decoding may be there. */
   base64: boolean;
+  /** A run of 48 or more of the base64 alphabet alone (`A-Za-z0-9+/`): key material may be there. */
+  keyRun: boolean;
+  /** A run of 16 to 23 letters and digits alone, with a digit and both cases: a short token may be there. */
+  shortToken: boolean;
 }
 
 const isTokenCode = (c: number): boolean =>
@@ -185,30 +354,55 @@ const isTokenCode = (c: number): boolean =>
  * the long runs of most log lines, and a token has a long segment of its own.
  */
 export function tokenRuns(text: string): TokenRuns {
-  const runs: TokenRuns = { long: false, ruleSet: /:\/\/|-----BEGIN|PRIVATE KEY/.test(text), base64: false };
+  const runs: TokenRuns = { long: false, medium: false, keyRun: false, shortToken: false, ruleSet: /:\/\/|-----BEGIN|PRIVATE KEY/.test(text), base64: false };
   let length = 0;
   let segment = 0;
   let digit = false;
   let letter = false;
+  let lower = false;
+  let upper = false;
+  let key = 0;
+  let short = 0;
+  let shortClasses = 0;
   for (let i = 0; i <= text.length; i += 1) {
     const c = i < text.length ? text.charCodeAt(i) : 32;
     const token = isTokenCode(c);
     if (token && c !== 47 && c !== 46 && c !== 58) {
       segment += 1;
       if (c >= 48 && c <= 57) digit = true;
-      else if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) letter = true;
+      else if (c >= 65 && c <= 90) letter = upper = true;
+      else if (c >= 97 && c <= 122) letter = lower = true;
     } else {
       if (segment >= 15) runs.long = true;
+      if (segment >= 12 && letter && (digit || (lower && upper))) runs.medium = true;
       if (segment >= 16 && digit && letter) runs.ruleSet = true;
       segment = 0;
       digit = false;
       letter = false;
+      lower = false;
+      upper = false;
     }
     if (token) {
       length += 1;
     } else {
       if (length >= 24) runs.base64 = runs.base64 || /\d/.test(text.slice(i - length, i));
       length = 0;
+    }
+    // Runs of the base64 alphabet alone (a key) and of letters and digits alone (a short token).
+    const alnum = c <= 122 && (c >= 97 || (c >= 48 && c <= 57) || (c >= 65 && c <= 90));
+    if (alnum || c === 43 || c === 47) {
+      key += 1;
+    } else {
+      if (key >= 48) runs.keyRun = true;
+      key = 0;
+    }
+    if (alnum) {
+      short += 1;
+      shortClasses |= c <= 57 ? 1 : c <= 90 ? 2 : 4;
+    } else {
+      if (short >= 16 && short <= 23 && shortClasses === 7) runs.shortToken = true;
+      short = 0;
+      shortClasses = 0;
     }
   }
   return runs;
@@ -232,6 +426,9 @@ function run(detector: Detector, text: string, out: Finding[]): void {
 export function findSecrets(text: string, runs: TokenRuns = tokenRuns(text)): Finding[] {
   const out: Finding[] = [];
   if (runs.ruleSet) for (const f of scanWithRuleSet(text)) out.push(f);
+  if (runs.medium) run(CUT_VENDOR, text, out);
+  if (runs.keyRun) run(KEY_MATERIAL, text, out);
+  if (runs.shortToken) run(SHORT_TOKEN, text, out);
   if (runs.long) {
     runVendors(text, out);
     for (const detector of TOKEN_DETECTORS) run(detector, text, out);

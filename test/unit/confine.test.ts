@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { confineFs, resolveLinks } from '../../pipeline/io/confine.js';
@@ -54,5 +54,26 @@ describe('confineFs', () => {
     const fs = confineFs(nodeFs, root, [outside]);
     expect(await fs.readText(join(outside, 'policy.yaml'))).toBe('rules: []\n');
     await expect(fs.writeAtomic(join(outside, 'policy.yaml'), 'x')).rejects.toMatchObject({ code: 'E_IO' });
+  });
+
+  it('refuses a hard-linked file for reading and writing, and the other name keeps its content', async () => {
+    const { root, outside } = repo();
+    writeFileSync(join(outside, 'theirs.md'), 'their notes\n');
+    linkSync(join(outside, 'theirs.md'), join(root, 'MEMORY.md'));
+    const fs = confineFs(nodeFs, root);
+    const refused = { code: 'E_IO', message: expect.stringContaining('MEMORY.md is a hard link (the file has 2 names)') };
+    await expect(fs.writeAtomic(join(root, 'MEMORY.md'), 'new\n')).rejects.toMatchObject(refused);
+    await expect(fs.readText(join(root, 'MEMORY.md'))).rejects.toMatchObject(refused);
+    expect(readFileSync(join(outside, 'theirs.md'), 'utf8')).toBe('their notes\n');
+    expect(readFileSync(join(root, 'MEMORY.md'), 'utf8')).toBe('their notes\n');
+  });
+
+  it('reads a hard-linked file in a read-only folder (package managers hard-link the bundled policy)', async () => {
+    const { root, outside } = repo();
+    writeFileSync(join(outside, 'store.yaml'), 'rules: []\n');
+    mkdirSync(join(outside, 'pkg'));
+    linkSync(join(outside, 'store.yaml'), join(outside, 'pkg', 'policy.yaml'));
+    const fs = confineFs(nodeFs, root, [join(outside, 'pkg')]);
+    expect(await fs.readText(join(outside, 'pkg', 'policy.yaml'))).toBe('rules: []\n');
   });
 });

@@ -303,6 +303,18 @@ describe('redact: speed', () => {
     '-----BEGIN CERTIFICATE-----'.repeat(8_000),
     'Bearer '.repeat(30_000),
     'key ' + 'x:'.repeat(100_000),
+    // The credential contexts, markup and encodings of the class detectors (secrets.ts, normalise.ts).
+    '<password'.repeat(20_000) + '>',
+    'a '.repeat(100_000) + 'b',
+    'a - '.repeat(50_000) + 'bb',
+    '%25'.repeat(70_000),
+    '&#103'.repeat(40_000),
+    'password is '.repeat(20_000),
+    'docker login ' + '-p '.repeat(60_000),
+    '--db-pass'.repeat(20_000),
+    'A1b2'.repeat(50_000) + '_',
+    'ghp_'.repeat(50_000),
+    'key="password" '.repeat(10_000) + 'value=',
   ];
 
   it.each(HOSTILE.map((s, i) => [i, s] as const))('stays linear on hostile input #%i', (_i, s) => {

@@ -1,0 +1,72 @@
+import { endsWithSecret, redactContinuation } from '../safety/split-secret.js';
+import type { TelemetryEvent } from '../telemetry/event.js';
+
+/** Sessions remembered at once (a flood of sessions makes a fold forget them; it never grows). */
+const MAX_SESSIONS = 10_000;
+
+/** What a range's tracker hands to the fold of the lines before it (plain data: it crosses threads). */
+export interface SplitSecretState {
+  /** Sessions whose last failure in the range ended with a secret. */
+  cut: string[];
+  /** Sessions whose first failure in the range would read differently after a secret (see follow). */
+  sensitive: string[];
+  /** The range met more sessions than it remembers: which first failures were sensitive is unknown. */
+  overflow: boolean;
+}
+
+/**
+ * A secret split across the failures of one session (safety/split-secret.ts): a failure that follows
+ * one ending with a secret, in the same session, has its random-looking runs redacted before anything
+ * keeps it. Events without a session id are one stream.
+ *
+ * A worker folds the end of a large file without knowing which sessions the lines before it left cut,
+ * so it records the sessions whose first failure would read differently after a cut; when the fold
+ * before it left one of those cut, the merge is refused and the main thread reads that part itself
+ * (as when a cap is reached): the split night stays exactly the one-thread night.
+ */
+export class SplitSecretTracker {
+  private readonly cut = new Set<string>();
+  private readonly seen = new Set<string>();
+  private readonly sensitive = new Set<string>();
+  private overflow = false;
+
+  /** The failure as it is kept: the rest of a secret its session's last failure ended with, redacted. */
+  follow(event: TelemetryEvent): TelemetryEvent {
+    const message = event.error_message;
+    if (typeof message !== 'string') return event;
+    const session = typeof event.session_id === 'string' ? event.session_id : '';
+    const follows = this.cut.delete(session);
+    const seen = follows ? redactContinuation(message) : message;
+    this.noteFirst(session, message);
+    if (endsWithSecret(seen)) {
+      if (this.cut.size >= MAX_SESSIONS) this.cut.clear();
+      this.cut.add(session);
+    }
+    return seen === message ? event : { ...event, error_message: seen };
+  }
+
+  private noteFirst(session: string, message: string): void {
+    if (this.overflow || this.seen.has(session)) return;
+    if (this.seen.size >= MAX_SESSIONS) {
+      this.overflow = true;
+      return;
+    }
+    this.seen.add(session);
+    if (redactContinuation(message) !== message) this.sensitive.add(session);
+  }
+
+  toState(): SplitSecretState {
+    return { cut: [...this.cut], sensitive: [...this.sensitive], overflow: this.overflow };
+  }
+
+  /** Whether the range that follows reads the same as if this fold had read it. */
+  canAbsorb(range: SplitSecretState): boolean {
+    if (this.cut.size === 0) return true;
+    return !range.overflow && !range.sensitive.some((session) => this.cut.has(session));
+  }
+
+  /** Takes over the range's cut sessions (a range is the end of a file: in practice nothing follows it). */
+  absorb(range: SplitSecretState): void {
+    for (const session of range.cut) if (this.cut.size < MAX_SESSIONS) this.cut.add(session);
+  }
+}

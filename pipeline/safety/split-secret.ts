@@ -1,0 +1,53 @@
+import { redact } from './redact.js';
+
+/**
+ * A secret split across the events of one session: `… part one ghp_AbC1…` then `… part two xYz9…`.
+ * The first half ends its text, and the detectors see it (a vendor prefix, a random run); the second
+ * half alone is a short run with nothing to name it. So the half that ends an event marks its session,
+ * and the session's next event is read as the rest of a token: every run of 8 or more token characters
+ * in it that reads as random (letters and digits, or both cases) is redacted, however short. The state
+ * (which sessions end with a secret) is the ingest fold's; these are its pure parts.
+ */
+
+/** A text that ends with a redaction (trailing punctuation aside). */
+const ENDS_REDACTED = /\[REDACTED:[a-z0-9_]+\][\s.,;:)"'\]]*$/;
+const TOKEN_CHAR = /[A-Za-z0-9+/=_-]/;
+const TRAILING = /[\s.,;:)"'\]]/;
+
+/** The run of token characters the text ends with (trailing punctuation aside), read backwards: linear. */
+function lastRun(text: string): string {
+  let end = text.length;
+  while (end > 0 && TRAILING.test(text[end - 1]!)) end -= 1;
+  let start = end;
+  while (start > 0 && end - start < 400 && TOKEN_CHAR.test(text[start - 1]!)) start -= 1;
+  return text.slice(start, end);
+}
+
+/**
+ * Whether `text` ends with a secret (a marker already, or its last line, redacted, ends with one). Cheap
+ * for most texts: the redactor runs only when the text ends with a run of 8 or more that reads as a token.
+ */
+export function endsWithSecret(text: string): boolean {
+  if (ENDS_REDACTED.test(text.length > 600 ? text.slice(-600) : text)) return true;
+  const run = lastRun(text);
+  if (run.length < 8 || !restOfToken(run)) return false;
+  // The end of the last line is enough to see whether it ends with a secret (a megabyte line is not redacted twice).
+  const lastLine = text.slice(Math.max(text.lastIndexOf('\n') + 1, text.length - 2000));
+  return ENDS_REDACTED.test(redact(lastLine));
+}
+
+/** Token runs of 8 or more: each is a candidate rest of a secret. Look-behind: tried once per run. */
+const RUN = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{8,}/g;
+
+/**
+ * The rest of a token, however short its cut left it: letters and digits, or both cases (a word of one
+ * case is the sentence around it). Only read in the event after one that ended with a secret.
+ */
+function restOfToken(run: string): boolean {
+  return /[A-Za-z]/.test(run) && (/\d/.test(run) || (/[a-z]/.test(run) && /[A-Z]/.test(run)));
+}
+
+/** `text` with every random-looking run redacted: the event that follows one ending with a secret. */
+export function redactContinuation(text: string): string {
+  return text.replace(RUN, (run) => (restOfToken(run) && run !== 'REDACTED' ? '[REDACTED:secret]' : run));
+}
