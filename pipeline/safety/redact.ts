@@ -256,6 +256,17 @@ function applyRule(text: string, rule: SecretRule): string {
   return last === 0 ? text : out + text.slice(last);
 }
 
+/** One shape as the prefilter's property test reads it: its needs, and the rule applied to a text whatever it holds. */
+export interface ShapeDetector {
+  readonly kind: string;
+  readonly needs: Needs;
+  readonly apply: (text: string) => string;
+}
+
+export function shapeDetectors(): readonly ShapeDetector[] {
+  return RULES.map((rule) => ({ kind: rule.kind, needs: rule.needs, apply: (text: string) => applyRule(text, rule) }));
+}
+
 /** Each rule's needs, compiled once (see secret-prefilter.ts). */
 const ADMITS: readonly Admits[] = RULES.map((rule) => compileNeeds(rule.needs));
 

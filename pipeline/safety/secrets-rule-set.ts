@@ -1,4 +1,4 @@
-import { compileAnyOf, compileNeeds } from './secret-prefilter.js';
+import { compileAnyOf, compileNeeds, type Needs } from './secret-prefilter.js';
 import { ruleSetNeeds } from './rule-set-needs.js';
 
 /**
@@ -38,7 +38,16 @@ interface RuleModule {
 type Scan = (text: string) => RuleSetFinding[];
 
 let scan: Scan | null = null;
+let detectors: readonly RuleDetector[] = [];
 let loading: Promise<void> | null = null;
+
+/** One rule of the set, ready to scan a text, with what a text needs before it can report (see rule-set-needs.ts). */
+export interface RuleDetector {
+  readonly id: string;
+  readonly needs: Needs;
+  /** The rule's findings in `text`, whatever the text holds (the prefilter is not asked). */
+  readonly scan: Scan;
+}
 
 /** Rule ids left out: comments in log text are the attacker's, not the repository's. */
 const LEFT_OUT = new Set(['@secretlint/secretlint-rule-filter-comments']);
@@ -48,7 +57,8 @@ const OPTIONS: Record<string, unknown> = { '@secretlint/secretlint-rule-aws': { 
 /** Loads the rule set once; later calls share the same promise. */
 export function loadSecretRuleSet(): Promise<void> {
   loading ??= import('@secretlint/secretlint-rule-preset-recommend').then((mod) => {
-    scan = buildScan((mod as unknown as { rules: RuleModule[] }).rules);
+    detectors = buildDetectors((mod as unknown as { rules: RuleModule[] }).rules);
+    scan = prefiltered(detectors);
   });
   return loading;
 }
@@ -63,13 +73,18 @@ export function scanWithRuleSet(text: string): RuleSetFinding[] {
   return scan === null ? [] : scan(text);
 }
 
+/** The loaded rules one by one (empty until loaded): what the prefilter's property test holds to their needs. */
+export function ruleSetDetectors(): readonly RuleDetector[] {
+  return detectors;
+}
+
 function shortName(id: string): string {
   return id.replace(/^@secretlint\/secretlint-rule-/, '').replace(/[^a-z0-9]+/g, '_');
 }
 
-function buildScan(rules: readonly RuleModule[]): Scan {
+function buildDetectors(rules: readonly RuleModule[]): RuleDetector[] {
   let sink: RuleSetFinding[] = [];
-  const handlers = rules
+  return rules
     .filter((rule) => !LEFT_OUT.has(rule.meta.id))
     .map((rule) => {
       const kind = shortName(rule.meta.id);
@@ -79,25 +94,33 @@ function buildScan(rules: readonly RuleModule[]): Scan {
         report: (descriptor: { range: [number, number] }) => sink.push({ start: descriptor.range[0], end: descriptor.range[1], kind }),
         ignore: () => undefined,
       };
-      const needs = ruleSetNeeds(rule.meta.id);
-      return { handler: rule.create(context, OPTIONS[rule.meta.id] ?? {}), needs, admits: compileNeeds(needs) };
+      const handler = rule.create(context, OPTIONS[rule.meta.id] ?? {});
+      const scanOne = (text: string): RuleSetFinding[] => {
+        sink = [];
+        try {
+          void handler.file?.({ content: text, filePath: undefined, ext: '', contentType: 'text' });
+        } catch {
+          // A rule that throws on odd input must not stop redaction: the other rules and shapes still run.
+        }
+        const found = sink;
+        sink = [];
+        return found;
+      };
+      return { id: rule.meta.id, needs: ruleSetNeeds(rule.meta.id), scan: scanOne };
     });
-  // Most texts hold nothing any rule needs (see secret-prefilter.ts): one test spares them every rule.
-  const anyRule = compileAnyOf(handlers.map((h) => h.needs));
+}
+
+/**
+ * All rules over a text, in order, each only when the text holds what it needs: most texts (input
+ * hashes, session ids, error lines) hold nothing any rule needs, and one test spares them every rule.
+ */
+function prefiltered(rules: readonly RuleDetector[]): Scan {
+  const gated = rules.map((rule) => ({ scan: rule.scan, admits: compileNeeds(rule.needs) }));
+  const anyRule = compileAnyOf(rules.map((rule) => rule.needs));
   return (text) => {
     if (!anyRule(text)) return [];
-    sink = [];
-    const source = { content: text, filePath: undefined, ext: '', contentType: 'text' };
-    for (const { handler, admits } of handlers) {
-      if (!admits(text)) continue;
-      try {
-        void handler.file?.(source);
-      } catch {
-        // A rule that throws on odd input must not stop redaction: the other rules and shapes still run.
-      }
-    }
-    const found = sink;
-    sink = [];
+    const found: RuleSetFinding[] = [];
+    for (const rule of gated) if (rule.admits(text)) for (const f of rule.scan(text)) found.push(f);
     return found;
   };
 }
