@@ -1,6 +1,7 @@
 import { stripInvisible, wrapped } from './normalise.js';
 import { redactFindings } from './redact-findings.js';
 import { secretRuleSetLoaded } from './secrets-rule-set.js';
+import { any, anyIgnoringCase, ASSIGNS, compileNeeds, type Admits, type Needs } from './secret-prefilter.js';
 
 /**
  * The one redactor. Every piece of untrusted log text passes through `redact` before it reaches a
@@ -25,6 +26,8 @@ import { secretRuleSetLoaded } from './secrets-rule-set.js';
 interface SecretRule {
   readonly kind: string;
   readonly pattern: RegExp;
+  /** What a text needs before this rule can change it (see secret-prefilter.ts): required, so a new rule says. */
+  readonly needs: Needs;
   readonly render?: (m: RegExpExecArray) => string | undefined;
   readonly rescan?: boolean;
 }
@@ -125,29 +128,37 @@ function renderAuthorization(m: RegExpExecArray): string {
   return `${group(m, 1)}${group(m, 2)}${scheme}${group(m, 4)}${mark(kind)}`;
 }
 
-const whole = (kind: string, source: string, flags = 'g'): SecretRule => ({ kind, pattern: new RegExp(source, flags) });
+/** The key words of PAIR_KEY (`[_.-]pass` and `passw(or)d` hold `pass`, `api[_.-]?key` holds `api`), and its assignment. */
+const PAIR_NEEDS: Needs = [anyIgnoringCase('pass', 'pwd', 'secret', 'token', 'api'), ASSIGNS];
+/** A space or tab between a word and its value. */
+const BLANK = any(' ', '\t');
+/** `--password value`: a dash, a key word, a blank. */
+const FLAG_NEEDS: Needs = [anyIgnoringCase('pass', 'secret', 'token', 'api'), any('-'), BLANK];
+
+const whole = (kind: string, source: string, needs: Needs, flags = 'g'): SecretRule => ({ kind, pattern: new RegExp(source, flags), needs });
 
 const RULES: readonly SecretRule[] = [
   // A PEM block first: its base64 body would otherwise feed the generic rules. No END: to end of text.
-  whole('private_key', String.raw`-----BEGIN[ A-Z0-9]*PRIVATE KEY[ A-Z]*(?:-----)?[\s\S]*?(?:-----END[ A-Z0-9]*PRIVATE KEY[ A-Z]*-----|$)`),
-  whole('jwt', String.raw`\beyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]*`),
-  whole('anthropic_key', String.raw`\bsk-ant-[\w-]{20,}`),
+  whole('private_key', String.raw`-----BEGIN[ A-Z0-9]*PRIVATE KEY[ A-Z]*(?:-----)?[\s\S]*?(?:-----END[ A-Z0-9]*PRIVATE KEY[ A-Z]*-----|$)`, [any('-----BEGIN')]),
+  whole('jwt', String.raw`\beyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]*`, [any('eyJ')]),
+  whole('anthropic_key', String.raw`\bsk-ant-[\w-]{20,}`, [any('sk-ant-')]),
   // OpenAI keys always hold a digit; the check keeps words like "sk-learn-..." intact.
-  { kind: 'openai_key', pattern: /\bsk-[\w-]{20,}/g, render: (m) => (/\d/.test(m[0]) ? mark('openai_key') : undefined) },
-  whole('stripe_key', String.raw`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}`),
-  whole('github_token', String.raw`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,})`),
-  whole('gitlab_token', String.raw`\bglpat-[\w-]{20,}`),
+  { kind: 'openai_key', pattern: /\bsk-[\w-]{20,}/g, needs: [any('sk-')], render: (m) => (/\d/.test(m[0]) ? mark('openai_key') : undefined) },
+  whole('stripe_key', String.raw`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}`, [any('k_live_', 'k_test_')]),
+  whole('github_token', String.raw`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,})`, [any('ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_')]),
+  whole('gitlab_token', String.raw`\bglpat-[\w-]{20,}`, [any('glpat-')]),
   {
     kind: 'slack_webhook',
     pattern: /(https?:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/)[\w/+-]{8,}/gi,
+    needs: [anyIgnoringCase('hooks.slack.com/')],
     render: (m) => `${group(m, 1)}${mark('slack_webhook')}`,
   },
-  whole('slack_token', String.raw`\b(?:xox[abposr]|xapp)-[\w-]{10,}`),
-  whole('google_api_key', String.raw`\bAIza[\w-]{30,}`),
-  whole('npm_token', String.raw`\bnpm_[A-Za-z0-9]{30,}`),
-  whole('aws_access_key', String.raw`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`),
-  whole('sendgrid_key', String.raw`\bSG\.[\w-]{16,}\.[\w-]{16,}`),
-  whole('huggingface_token', String.raw`\bhf_[A-Za-z0-9]{30,}`),
+  whole('slack_token', String.raw`\b(?:xox[abposr]|xapp)-[\w-]{10,}`, [any('xox', 'xapp-')]),
+  whole('google_api_key', String.raw`\bAIza[\w-]{30,}`, [any('AIza')]),
+  whole('npm_token', String.raw`\bnpm_[A-Za-z0-9]{30,}`, [any('npm_')]),
+  whole('aws_access_key', String.raw`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`, [any('AKIA', 'ASIA')]),
+  whole('sendgrid_key', String.raw`\bSG\.[\w-]{16,}\.[\w-]{16,}`, [any('SG.')]),
+  whole('huggingface_token', String.raw`\bhf_[A-Za-z0-9]{30,}`, [any('hf_')]),
   {
     // The scheme word is kept for the reader; a lone scheme word is never taken for the credential.
     kind: 'authorization',
@@ -155,40 +166,47 @@ const RULES: readonly SecretRule[] = [
       String.raw`\b((?:proxy-)?authorization)(\\?["']?[ \t]*[:=][ \t]*\\?["']?)(?:(${AUTH_SCHEMES})([ \t]+))?(?!(?:${AUTH_SCHEMES})\b)(?![=:>]*\[REDACTED:)[^\s"'\\,;]+`,
       'gi',
     ),
+    needs: [anyIgnoringCase('authorization'), ASSIGNS],
     render: renderAuthorization,
   },
   {
     kind: 'bearer_token',
     pattern: /\b(bearer[ \t]+)(?!\[REDACTED:)[\w.~+/=-]{8,}/gi,
+    needs: [anyIgnoringCase('bearer')],
     // Real bearer tokens hold a digit; prose ("bearer authentication") does not.
     render: (m) => (/\d/.test(m[0]) ? `${group(m, 1)}${mark('bearer_token')}` : undefined),
   },
   {
     kind: 'url_password',
     pattern: /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s:/?#@"'<>]*:)(?!\[REDACTED:)[^\s@/?#"'<>]+@/gi,
+    needs: [any('://'), any('@')],
     render: (m) => `${group(m, 1)}${mark('url_password')}@`,
   },
   {
     kind: 'aws_secret_key',
     pattern: new RegExp(String.raw`(?<![\w.-])([\w.-]+)${PAIR_SEP}\\?["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`, 'g'),
+    // The key must hold `secret` (both alternatives of the test below do) for a match to be replaced.
+    needs: [anyIgnoringCase('secret'), ASSIGNS],
     render: (m) =>
       /aws.*secret|secret_?access_?key/i.test(group(m, 1))
         ? `${m[0].slice(0, m[0].length - group(m, 3).length)}${mark('aws_secret_key')}`
         : undefined,
     rescan: true,
   },
-  { kind: 'password', pattern: new RegExp(PAIR_KEY + PAIR_SEP + QUOTED_VALUE, 'gi'), render: renderQuotedPair, rescan: true },
-  { kind: 'password', pattern: new RegExp(PAIR_KEY + PAIR_SEP + BARE_VALUE, 'gi'), render: renderBarePair, rescan: true },
+  { kind: 'password', pattern: new RegExp(PAIR_KEY + PAIR_SEP + QUOTED_VALUE, 'gi'), needs: PAIR_NEEDS, render: renderQuotedPair, rescan: true },
+  { kind: 'password', pattern: new RegExp(PAIR_KEY + PAIR_SEP + BARE_VALUE, 'gi'), needs: PAIR_NEEDS, render: renderBarePair, rescan: true },
   {
     // Command-line flags: `--password hunter2`, `--token "abc"`.
     kind: 'password',
     pattern: new RegExp(String.raw`(?<![\w-])(--?[\w-]*?(?:passw(?:or)?d|secret|token|api[_-]?key))([ \t]+)(?!-)${BARE_VALUE}`, 'gi'),
+    needs: FLAG_NEEDS,
     render: renderBarePair,
     rescan: true,
   },
   {
     kind: 'password',
     pattern: new RegExp(String.raw`(?<![\w-])(--?[\w-]*?(?:passw(?:or)?d|secret|token|api[_-]?key))([ \t]+)${QUOTED_VALUE}`, 'gi'),
+    needs: FLAG_NEEDS,
     render: renderQuotedPair,
     rescan: true,
   },
@@ -196,6 +214,7 @@ const RULES: readonly SecretRule[] = [
     // `curl -u user:pass`. All digits is `docker run -u 1000:1000`, a uid:gid, not a password.
     kind: 'password',
     pattern: /(?<![\w-])((?:-u|--user)(?:[ \t]+|=)["']?[^\s:"'@/=[\]]+:)(?!\[REDACTED:)([^\s"'@]+)/g,
+    needs: [any('-u'), any(':')],
     render: (m) => (/^\d+$/.test(group(m, 2)) ? undefined : `${group(m, 1)}${mark('password')}`),
   },
   {
@@ -204,6 +223,7 @@ const RULES: readonly SecretRule[] = [
       String.raw`(?<![\w.-])(?=[\w.-]*?(?:${ENTROPY_WORDS}))([\w.-]+)(\\?["']?[ \t]*${ASSIGN}[ \t]*\\?["']?)${ENTROPY_VALUE}`,
       'gi',
     ),
+    needs: [anyIgnoringCase(...ENTROPY_WORDS.split('|')), ASSIGNS],
     render: renderEntropy,
     rescan: true,
   },
@@ -211,6 +231,7 @@ const RULES: readonly SecretRule[] = [
     // "invalid token AbC123…": only when the word right before the value ends with a key-like name.
     kind: 'high_entropy',
     pattern: new RegExp(String.raw`(?<![\w.-])([\w.-]*?(?:key|secret|token|credentials?|auth|passw(?:or)?d|pwd))([ \t]+)${ENTROPY_VALUE}`, 'gi'),
+    needs: [anyIgnoringCase('key', 'secret', 'token', 'credential', 'auth', 'passw', 'pwd'), BLANK],
     render: renderEntropy,
     rescan: true,
   },
@@ -235,9 +256,24 @@ function applyRule(text: string, rule: SecretRule): string {
   return last === 0 ? text : out + text.slice(last);
 }
 
+/** One shape as the prefilter's property test reads it: its needs, and the rule applied to a text whatever it holds. */
+export interface ShapeDetector {
+  readonly kind: string;
+  readonly needs: Needs;
+  readonly apply: (text: string) => string;
+}
+
+export function shapeDetectors(): readonly ShapeDetector[] {
+  return RULES.map((rule) => ({ kind: rule.kind, needs: rule.needs, apply: (text: string) => applyRule(text, rule) }));
+}
+
+/** Each rule's needs, compiled once (see secret-prefilter.ts). */
+const ADMITS: readonly Admits[] = RULES.map((rule) => compileNeeds(rule.needs));
+
 export function redactOnce(text: string): string {
   let out = text;
-  for (const rule of RULES) out = applyRule(out, rule);
+  // A rule is tried only on a text that holds what it needs: one that does not cannot change it.
+  for (let i = 0; i < RULES.length; i += 1) if (ADMITS[i]!(out)) out = applyRule(out, RULES[i]!);
   return out;
 }
 
