@@ -220,7 +220,7 @@ function derivedRules(sandbox: Sandbox): { id: string; text: string }[] {
   const memory = join(sandbox.dir, 'MEMORY.md');
   const text = safeRead(memory);
   const section = text.split(/^## Derived Rules\s*$/m)[1]?.split(/^## /m)[0] ?? '';
-  for (const line of section.split('\n')) if (line.trim() !== '') rules.push({ id: /rule:(r-[0-9a-f]+)/.exec(line)?.[1] ?? '', text: line });
+  for (const line of section.split('\n')) if (line.trim() !== '') rules.push(ruleLine(line));
   const skills = join(sandbox.dir, 'skills');
   const names = existsSync(skills) ? safeList(skills).filter((name) => name.endsWith('.yaml')) : [];
   for (const name of names) {
@@ -232,6 +232,16 @@ function derivedRules(sandbox: Sandbox): { id: string; text: string }[] {
     }
   }
   return rules;
+}
+
+/**
+ * A bullet of `## Derived Rules`: its text without the id comment the writer itself ends it with (that
+ * `<!-- rule:… -->` is ours, so an attack looking for `<!--` must not find it there). Any other comment,
+ * a forged id in the middle included, stays in the text.
+ */
+export function ruleLine(line: string): { id: string; text: string } {
+  const own = /^(.*?)\s*<!--\s*rule:(r-[0-9a-f]+)\s*-->\s*$/.exec(line);
+  return own ? { id: own[2]!, text: own[1]! } : { id: /rule:(r-[0-9a-f]+)/.exec(line)?.[1] ?? '', text: line };
 }
 
 function safeRead(path: string): string {
