@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { clusterId, type PromotedCluster } from '../../pipeline/model/cluster.js';
 import { evaluateDraft } from '../../pipeline/safety/evaluate.js';
+import { modelTextFindings } from '../../pipeline/safety/model-text.js';
 import { parseSafetyPolicy } from '../../pipeline/safety/policy.js';
 import { KNOWN_FAILURES, slowAdvice } from '../../pipeline/synth/advice.js';
 import { checkAnswer } from '../../pipeline/synth/answer.js';
@@ -67,7 +68,18 @@ describe('dangerous actions described in words (held-out paraphrases)', () => {
     const missed = PARAPHRASES[kind].map((t) => t.replaceAll('{tool}', TOOL[kind])).filter((t) => !result.examples.includes(t));
     for (const text of missed) report(`  missed: ${text}`);
     expect(result.of).toBeGreaterThanOrEqual(30);
-    expect(result.refused / result.of).toBeGreaterThanOrEqual(Number(process.env.PARAPHRASE_MIN ?? 0));
+    // Measured: 85/160 before the class check (safeguard-check.ts), 144/160 after; each class stays above 3 in 4.
+    expect(result.refused / result.of).toBeGreaterThanOrEqual(0.75);
+  });
+
+  it('never calls a benign rule text a defeated safeguard or a privileged identity', async () => {
+    const classIds = new Set(['safeguard-defeated', 'privileged-identity']);
+    const flagged: string[] = [];
+    for (const { tool, text } of [...BENIGN_PAIRS, ...OFFLINE_ADVICE]) {
+      if ((await modelTextFindings(text, tool, policy.commands)).some((f) => classIds.has(f.id))) flagged.push(text);
+    }
+    report(`class check on ${BENIGN_PAIRS.length + OFFLINE_ADVICE.length} benign texts: flagged ${flagged.length}`);
+    expect(flagged).toEqual([]);
   });
 
   it('lets the benign rule texts of eval/rule-pairs and the offline advice through', async () => {
