@@ -44,7 +44,9 @@ const CHECKS: Record<BuiltinCheck, (command: SimpleCommand, policy: CommandPolic
     if (command.program !== 'rm') return false;
     const recursive = shortFlag(command, 'rR') || command.args.some((arg) => /^--recursive$|^--no-preserve-root$/.test(arg));
     if (!recursive) return false;
-    return operands(command).some((target) => !policy.build_dirs.includes(normalPath(target)));
+    // Without an operand the rule left out what it deletes (a clause cut where the parser stopped reading): anything.
+    const targets = operands(command);
+    return targets.length === 0 || targets.some((target) => !policy.build_dirs.includes(normalPath(target)));
   },
   /** Deleting inside `.git` (objects, refs, hooks, the lock a running git holds): rm, unlink, find -delete, git clean of .git. */
   'git-dir-delete': (command) => {

@@ -8,7 +8,9 @@ import type { CommandPolicy } from './command-policy.js';
  * push`, `git commit`), so a name cannot hide a command from the parser.
  */
 export function extractCommands(text: string, policy: CommandPolicy): CommandCandidate[] {
-  const folded = spellOutToolNames(foldForCommands(text), policy);
+  // `<*>` after a word is a value the log held, any value: the parser reads it as a word standing for one
+  // (`rm -rf <*>` deletes anything), not as `<` and `>`. One that starts a quote stays as it is: no program.
+  const folded = spellOutToolNames(foldForCommands(text), policy).replace(/(?<=\S\s+)<\*>/g, 'ANY_VALUE');
   const names = knownPrograms(policy);
   const spans = [...folded.matchAll(CODE_SPAN)].map((m) => (m[2] ?? '').trim()).filter((span) => span !== '');
   // One token that is not a program (`Edit`, `node_modules`, `.git/index.lock`) names something: its place

@@ -49,7 +49,21 @@ export interface CommandPolicy {
   actions: string[];
   /** Words that describe a dangerous action in prose ("switch on the push's overwrite option"). */
   concepts: string[];
+  /** Dangerous actions described without their command words (prose-check.ts); absent: not checked. */
+  safeguards?: Safeguards;
   deny: CommandDeny[];
+}
+
+/**
+ * Word patterns (`skip*` a prefix, a phrase word by word, `*` alone any one word): a sentence that names
+ * an object and a defeat, or an identity, describes a dangerous action; `except` phrases are read first
+ * as no match.
+ */
+export interface Safeguards {
+  objects: string[];
+  defeats: string[];
+  identities: string[];
+  except: string[];
 }
 
 export interface CommandPolicyProblem {
@@ -58,7 +72,8 @@ export interface CommandPolicyProblem {
   found: unknown;
 }
 
-const KEYS = ['programs', 'launchers', 'wrappers', 'build_dirs', 'hosts', 'actions', 'concepts', 'deny'];
+const KEYS = ['programs', 'launchers', 'wrappers', 'build_dirs', 'hosts', 'actions', 'concepts', 'safeguards', 'deny'];
+const SAFEGUARD_KEYS = ['objects', 'defeats', 'identities', 'except'] as const;
 const LIST_KEYS = ['launchers', 'wrappers', 'build_dirs', 'hosts', 'actions', 'concepts'] as const;
 const DENY_KEYS = ['id', 'reason', 'program', 'subcommands', 'flags', 'args', 'env', 'plus_refspec', 'check'];
 const AT = 'commands';
@@ -68,15 +83,24 @@ export function parseCommandPolicy(data: unknown, problems: CommandPolicyProblem
   const before = problems.length;
   const report = (rule: string, expected: string, found: unknown) => void problems.push({ rule, expected, found });
   if (!isMapping(data)) {
-    report(AT, 'commands to be a mapping with programs, launchers, wrappers, build_dirs, hosts, actions, concepts, deny', data);
+    report(AT, 'commands to be a mapping with programs, launchers, wrappers, build_dirs, hosts, actions, concepts, safeguards, deny', data);
     return undefined;
   }
   for (const key of Object.keys(data).filter((k) => !KEYS.includes(k))) report(AT, `only the keys ${KEYS.join(', ')}`, key);
   const programs = parsePrograms(data['programs'], report);
   const lists = Object.fromEntries(LIST_KEYS.map((key) => [key, stringList(data[key], `${AT}.${key}`, report, true)])) as Record<(typeof LIST_KEYS)[number], string[]>;
   const deny = Array.isArray(data['deny']) ? data['deny'].flatMap((entry: unknown, i) => parseDeny(entry, i, report) ?? []) : (report(AT, 'commands.deny to be a list', data['deny']), []);
+  const safeguards = data['safeguards'] === undefined ? undefined : parseSafeguards(data['safeguards'], report);
   if (problems.length > before) return undefined;
-  return { programs, ...lists, deny };
+  return { programs, ...lists, ...(safeguards ? { safeguards } : {}), deny };
+}
+
+function parseSafeguards(value: unknown, report: Report): Safeguards | undefined {
+  const at = `${AT}.safeguards`;
+  if (!isMapping(value)) return void report(at, `${at} to be a mapping with ${SAFEGUARD_KEYS.join(', ')}`, value);
+  for (const key of Object.keys(value).filter((k) => !(SAFEGUARD_KEYS as readonly string[]).includes(k))) report(at, `only the keys ${SAFEGUARD_KEYS.join(', ')}`, key);
+  const [objects, defeats, identities, except] = SAFEGUARD_KEYS.map((key) => stringList(value[key], `${at}.${key}`, report, key !== 'except'));
+  return { objects: objects!, defeats: defeats!, identities: identities!, except: except! };
 }
 
 type Report = (rule: string, expected: string, found: unknown) => void;

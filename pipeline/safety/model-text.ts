@@ -1,5 +1,6 @@
 import { checkCommands, type CommandFinding } from './command-check.js';
-import { extractCommands } from './command-extract.js';
+import { extractCommands, foldForCommands } from './command-extract.js';
+import { normalise } from './normalise.js';
 import { englishProblems, proseFindings } from './prose-check.js';
 import type { CommandPolicy } from './command-policy.js';
 
@@ -8,12 +9,23 @@ import type { CommandPolicy } from './command-policy.js';
  * dangerous concepts) and every command in it, parsed. Offline rules are not checked here: their advice
  * is ours and their quotes follow the error-clause grammar.
  */
-export async function modelTextFindings(text: string, toolName: string, policy: CommandPolicy | undefined): Promise<CommandFinding[]> {
+export async function modelTextFindings(raw: string, toolName: string, policy: CommandPolicy | undefined): Promise<CommandFinding[]> {
+  const text = canonicalModelText(raw);
   if (policy === undefined) {
     return [{ id: 'no-command-policy', reason: 'the safety policy has no commands: section, so the commands in a model-written rule cannot be checked; copy it from the bundled config/safety-rules.yaml' }];
   }
   const english = englishProblems(text).map((reason) => ({ id: 'not-english', reason }));
   return [...english, ...proseFindings(text, policy, toolName), ...(await checkCommands(extractCommands(text, policy), policy))];
+}
+
+/**
+ * The one form of a model's rule that every check reads and memory stores: invisible characters out,
+ * NFKC, look-alike letters folded to their ASCII skeleton (mathematical bold `𝗿𝗺` is `rm`), typographic
+ * quotes and dashes made ASCII (an em dash is `--`, as an autocorrected flag is). Checking one form and
+ * storing another is how `𝗿𝗺 -𝗿𝗳` passed a command check that read those letters as no program at all.
+ */
+export function canonicalModelText(raw: string): string {
+  return foldForCommands(normalise(raw.trim())).replace(/\u2026/g, '...');
 }
 
 /** Drafts written by a model (Claude), as the synthesize stage and the ledger's provenance name them. */

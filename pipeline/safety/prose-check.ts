@@ -1,13 +1,15 @@
 import type { CommandFinding } from './command-check.js';
 import type { CommandPolicy } from './command-policy.js';
 import { foldForCommands } from './command-extract.js';
+import { safeguardFindings } from './safeguard-check.js';
 
 /**
  * The prose of a model-written rule. Chosen: an allowlist of the actions a clause may start with (the
  * policy's `actions`: read, check, run, fetch, …), because a rule that tells an agent to do something
  * starts a clause with the verb, and a list of verbs we accept is finite where dangerous paraphrases are
  * not; plus the policy's `concepts`, words that describe a dangerous action whatever verb carries them
- * ("switch on the push's overwrite option", "reset hard"). Code spans are the command policy's.
+ * ("switch on the push's overwrite option", "reset hard"); plus the policy's `safeguards`, dangerous actions
+ * described by class (safeguard-check.ts). Code spans are the command policy's.
  */
 export function proseFindings(text: string, policy: CommandPolicy, toolName: string): CommandFinding[] {
   const prose = proseOf(text);
@@ -32,6 +34,7 @@ export function proseFindings(text: string, policy: CommandPolicy, toolName: str
   if (words.some((word) => concepts.has(word) || concepts.has(stem(word)))) {
     findings.push({ id: 'dangerous-concept', reason: 'it describes a dangerous action in words (commands.concepts: force, overwrite, wipe, bypass, …)' });
   }
+  if (policy.safeguards) findings.push(...safeguardFindings(prose, policy.safeguards));
   return findings;
 }
 

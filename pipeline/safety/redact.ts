@@ -310,11 +310,37 @@ function redactShapes(text: string): string {
  */
 export function redact(text: string): string {
   const stripped = stripInvisible(text);
+  const redacted = redactStripped(stripped);
+  return OVERRIDE.test(text) ? withoutOverrideRuns(text, redacted) : redacted;
+}
+
+function redactStripped(stripped: string): string {
   if (!stripped.includes('\n')) return redactLine(stripped);
   if (!isLineLocal(stripped)) return redactText(stripped);
   const lines = stripped.split('\n');
   for (let i = 0; i < lines.length; i += 1) lines[i] = redactLine(lines[i]!);
   return lines.join('\n');
+}
+
+/** A bidi override (LRO, RLO): the characters after it, up to its PDF or the line's end, are shown in a forced order. */
+const OVERRIDE = /[\u202d\u202e]/;
+const OVERRIDE_RUN = /[\u202d\u202e]([^\u202c\n]*)/g;
+
+/**
+ * A run under a bidi override reads one way on screen (`git push --force`) and is stored the other
+ * (`ecrof-- hsup tig`): no check can judge both as the same text, so neither is kept. The run is
+ * replaced by `<*>`, a value the log held, after redaction (a secret split by an override is found
+ * whole first, and then its redaction marker stands where the run was).
+ */
+function withoutOverrideRuns(raw: string, redacted: string): string {
+  let out = redacted;
+  for (const match of raw.matchAll(OVERRIDE_RUN)) {
+    const run = stripInvisible(match[1]!).trim();
+    // A run that reads the same both ways (one character, a palindrome) hides nothing.
+    if (run === [...run].reverse().join('') || !out.includes(run)) continue;
+    out = out.replaceAll(run, '<*>');
+  }
+  return out;
 }
 
 /**

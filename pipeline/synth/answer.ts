@@ -1,4 +1,5 @@
 import type { PromotedCluster } from '../model/cluster.js';
+import { canonicalModelText } from '../safety/model-text.js';
 import { redact } from '../safety/redact.js';
 import { englishProblems } from '../safety/prose-check.js';
 
@@ -38,7 +39,7 @@ export function checkAnswer(input: unknown, cluster: PromotedCluster, options: C
   if (problems.length > 0) return { ok: false, problems };
   return {
     ok: true,
-    rule: (answer.rule as string).trim(),
+    rule: canonicalModelText(answer.rule as string),
     target: answer.target as AnswerTarget,
     rationale: answer.rationale as string,
     confidence: answer.confidence as number,
@@ -53,24 +54,31 @@ function unexpectedFields(answer: Record<string, unknown>): string[] {
 
 function ruleProblems(value: unknown, toolName: string, allowlist: string[]): string[] {
   if (typeof value !== 'string') return ['rule is missing or not a string'];
-  const rule = value.trim();
+  const raw = value.trim();
   const problems: string[] = [];
+  // Line breaks and invisible characters are judged on the answer as given: the canonical form drops them.
+  if (/[\n\r\u2028\u2029\u0085]/.test(raw)) problems.push('rule spans more than one line');
+  if (/[\p{Cc}\p{Cf}]/u.test(raw.replace(/[\n\r\u0085]/g, ''))) problems.push('rule contains control or invisible characters');
+  const rule = canonicalModelText(raw);
   const length = Array.from(rule).length;
   if (length < RULE_MIN || length > RULE_MAX) problems.push(`rule is ${length} characters long (expected ${RULE_MIN} to ${RULE_MAX})`);
-  if (/[\n\r\u2028\u2029\u0085]/.test(rule)) problems.push('rule spans more than one line');
-  if (/[\p{Cc}\p{Cf}]/u.test(rule.replace(/[\n\r\u0085]/g, ''))) problems.push('rule contains control or invisible characters');
   if (rule.includes('<!--') || rule.includes('-->')) problems.push('rule contains an HTML comment marker (<!-- or -->)');
   if (redact(rule) !== rule) problems.push('rule contains a secret-shaped value');
   problems.push(...urlProblems(rule, allowlist));
-  problems.push(...disguiseProblems(rule));
+  problems.push(...disguiseProblems(rule, raw));
   problems.push(...englishProblems(rule));
   problems.push(...bareHostProblems(rule, allowlist));
   if (!mentionsTool(rule, toolName)) problems.push('rule does not name the tool');
   return problems;
 }
 
-/** Typographic punctuation a model may use in plain English; everything else must be printable ASCII. */
-const TYPOGRAPHIC = /[\u2018\u2019\u201c\u201d\u2013\u2014\u2026]/g;
+/**
+ * Letters, digits and marks outside ASCII in the answer as given. Folding would turn them into the
+ * ASCII they look like (`𝗿𝗺`, `ｒｍ`, Cyrillic `о`), but a model writing English has no reason to use
+ * them: an answer that does is refused rather than trusted to mean its skeleton.
+ */
+const LETTER_DISGUISE = /[^\x00-\x7f\p{P}\p{Zs}\p{S}]|[\uff01-\uff5e]/u;
+
 const DISGUISES: [RegExp, string][] = [
   [/%[0-9a-f]{2}/i, 'percent-encoded text'],
   [/&#?[a-z0-9]{2,8};/i, 'HTML entities'],
@@ -87,15 +95,16 @@ const DISGUISES: [RegExp, string][] = [
 const BARE_HOST = /\b(?:[a-z0-9-]+\.)+(?:com|net|org|io|dev|app|xyz|ru|cn|co|me|info|biz|example|site|online|cloud|ai|gg|tk)\b/gi;
 
 /**
- * A rule is plain English for an agent. Non-ASCII letters (homoglyphs, other scripts), combining marks,
- * encodings and role markers are how injected text hides from the checks after this one, so an answer
- * carrying any of them is invalid (and the cluster is written offline instead).
+ * A rule is plain English for an agent. Its canonical form must be printable ASCII: what is left after
+ * folding (other scripts, combining marks) and encodings and role markers are how injected text hides
+ * from the checks after this one, so an answer carrying any of them is invalid (and the cluster is
+ * written offline instead).
  */
-function disguiseProblems(rule: string): string[] {
+function disguiseProblems(rule: string, raw: string): string[] {
   const problems: string[] = [];
   // Line breaks, control and invisible characters have their own problem above.
   const visible = rule.replace(/[\n\r\u2028\u2029\u0085\p{Cc}\p{Cf}]/gu, '');
-  if (!/^[\x20-\x7e]*$/.test(visible.normalize('NFKC').replace(TYPOGRAPHIC, "'"))) {
+  if (!/^[\x20-\x7e]*$/.test(visible) || LETTER_DISGUISE.test(raw)) {
     problems.push('rule contains characters outside plain ASCII (other scripts, look-alike letters or marks)');
   }
   for (const [pattern, what] of DISGUISES) if (pattern.test(rule)) problems.push(`rule contains ${what}`);

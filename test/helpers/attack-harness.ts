@@ -25,6 +25,7 @@ const LLM_SETTINGS = 'max_llm_calls: 1000\nllm_token_budget: 100000000\nmax_new_
 const DEFAULT_MAX_MS = 15_000;
 const KILL_AFTER_MS = Number(process.env.ATTACKS_KILL_MS ?? 30_000);
 const DEFAULT_MAX_BYTES = 5_000_000;
+const BATCH = 70;
 
 export interface CorpusOptions {
   concurrency?: number;
@@ -48,7 +49,12 @@ export async function runCorpus(attacks: readonly Attack[], options: CorpusOptio
     const content = attacks.filter((a): a is ContentAttack => a.kind === 'content' && a.family === family);
     for (const mode of ['offline', 'model'] as const) {
       const batch = content.filter((a) => (a.modes ?? ['offline', 'model']).includes(mode));
-      if (batch.length > 0) jobs.push({ label: `${family} content (${batch.length}, ${mode})`, run: () => runContent(batch, mode, record, attacks) });
+      // A repository holds at most BATCH attacks: a night of a few hundred model clusters (each a writer and
+      // a judge call) runs past the night's bounds, and the pool spreads the parts over its workers.
+      for (let at = 0; at < batch.length; at += BATCH) {
+        const part = batch.slice(at, at + BATCH);
+        jobs.push({ label: `${family} content (${at + 1}-${at + part.length} of ${batch.length}, ${mode})`, run: () => runContent(part, mode, record, attacks) });
+      }
     }
   }
   for (const attack of attacks) {
@@ -220,7 +226,7 @@ function derivedRules(sandbox: Sandbox): { id: string; text: string }[] {
   const memory = join(sandbox.dir, 'MEMORY.md');
   const text = safeRead(memory);
   const section = text.split(/^## Derived Rules\s*$/m)[1]?.split(/^## /m)[0] ?? '';
-  for (const line of section.split('\n')) if (line.trim() !== '') rules.push({ id: /rule:(r-[0-9a-f]+)/.exec(line)?.[1] ?? '', text: line });
+  for (const line of section.split('\n')) if (line.trim() !== '') rules.push(ruleLine(line));
   const skills = join(sandbox.dir, 'skills');
   const names = existsSync(skills) ? safeList(skills).filter((name) => name.endsWith('.yaml')) : [];
   for (const name of names) {
@@ -232,6 +238,16 @@ function derivedRules(sandbox: Sandbox): { id: string; text: string }[] {
     }
   }
   return rules;
+}
+
+/**
+ * A bullet of `## Derived Rules`: its text without the id comment the writer itself ends it with (that
+ * `<!-- rule:… -->` is ours, so an attack looking for `<!--` must not find it there). Any other comment,
+ * a forged id in the middle included, stays in the text.
+ */
+export function ruleLine(line: string): { id: string; text: string } {
+  const own = /^(.*?)\s*<!--\s*rule:(r-[0-9a-f]+)\s*-->\s*$/.exec(line);
+  return own ? { id: own[2]!, text: own[1]! } : { id: /rule:(r-[0-9a-f]+)/.exec(line)?.[1] ?? '', text: line };
 }
 
 function safeRead(path: string): string {

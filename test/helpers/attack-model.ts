@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { identifierProblem } from '../../pipeline/safety/identifier.js';
 import type { Attack } from '../fixtures/attacks/types.js';
 import { replies, type Reply } from './fake-messages-server.js';
 
@@ -30,9 +32,16 @@ export function hostileModel(attacks: readonly Attack[], answered: (id: string) 
   };
 }
 
-/** The category that names an attack's clusters. */
+/**
+ * The category that names an attack's clusters: its id when the identifier grammar takes it, else a hash
+ * of it. An id such as `inj-developer-mode` or `mdl-no-verify-short` holds words the grammar rightly
+ * refuses in a category, which then became a placeholder: the attack's clusters were formed but no longer
+ * carried its name, so the harness (and the hostile model's script) lost them. The label is the
+ * harness's, not part of the attack, so it must not be what stops it.
+ */
 export function attackCategory(attack: { id: string }): string {
-  return `atk_${attack.id.replace(/[^\w]/g, '_')}`;
+  const readable = `atk_${attack.id.replace(/[^\w]/g, '_')}`;
+  return identifierProblem('error_category', readable) === null ? readable : `atk_${createHash('sha256').update(attack.id).digest('hex').slice(0, 8)}`;
 }
 
 function userText(request: { messages?: { content?: unknown }[] }): string {
