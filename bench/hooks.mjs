@@ -21,7 +21,7 @@ const PAYLOADS = {
 };
 
 /**
- * Measures the hook rows; `cli` is dist/pipeline/cli/main.js, `root` an empty temp folder, `env` the
+ * Measures the hook rows; `cli` is dist/pipeline/cli/main.cjs (the bin), `root` an empty temp folder, `env` the
  * children's environment. Returns { rows, ratios, details } in run.mjs's shapes.
  */
 export function measureHooks({ cli, root, env, repeat = 15, rules = 500 }) {

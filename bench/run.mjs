@@ -16,7 +16,8 @@ import { HOOK_TARGETS, measureHooks } from './hooks.mjs';
 const LOAD_AT_START = Math.round(loadavg()[0] * 100) / 100;
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '..');
-const CLI = join(REPO, 'dist/pipeline/cli/main.js');
+// The `bin` (what the hook snippet and npx run).
+const CLI = join(REPO, 'dist/pipeline/cli/main.cjs');
 const CHILD = join(HERE, 'child.mjs');
 const RSS_HOOK = join(HERE, 'rss-hook.mjs');
 const MB = 1 << 20;

@@ -1,11 +1,15 @@
 /**
- * Build step: bundles the entry points a process or a thread starts from, each into one file in place.
+ * Build step: bundles the entry points a process or a thread starts from, each into one file.
  * Node then loads one module instead of some seventy of ours (its ESM resolver stats and reads each) and
  * a dozen CommonJS files of commander and json-rules-engine (each read, scanned for its exports and
  * wrapped): the pre-session dry run on 10,000 lines went from about 292 to 241 ms.
- * - dist/pipeline/cli/main.js, the executable: only a switch between the two below, left external to it.
- * - dist/pipeline/cli/hook-main.js, the hook (on every tool call of an agent): no commander, and the
- *   parts for session start and reminders in chunks of their own, loaded only by those payloads.
+ * - dist/pipeline/cli/main.cjs, the executable (`bin`), and main.js, the same as an ES module: only a
+ *   switch between the two below, left external to it. CommonJS because an ES module entry costs Node's
+ *   ES module loader on every tool call of an agent.
+ * - dist/pipeline/cli/hook-main.cjs, the hook (on every tool call): no commander, run with V8's code
+ *   cache (io/code-cache.ts); the parts for session start and reminders in bundles of their own
+ *   (hook-session-start.cjs, hook-reminder.cjs), loaded only by those payloads. CommonJS, because only a
+ *   script can be given cached code on Node 20.
  * - dist/pipeline/cli/cli-main.js, every other command.
  * - dist/pipeline/ingest/range-worker.js, the ingest worker thread.
  * Modules loaded on demand are still evaluated on first use only. The packages loaded on demand and
@@ -15,15 +19,24 @@
  * `npm run build`, after tsc).
  */
 import { chmodSync, readFileSync, rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { packageRoot } from '../pipeline/io/paths.js';
 
 const CLI_ENTRY = 'dist/pipeline/cli/main.js';
+/** The `bin` of package.json: the same switch, as CommonJS. */
+const CLI_BIN = 'dist/pipeline/cli/main.cjs';
 /** Loaded on demand only (an API key, a commit, a settings file), and large: left to Node to load. */
 const EXTERNAL = ['@anthropic-ai/sdk', 'simple-git', 'yaml', '@huggingface/transformers', '@ericcornelissen/bash-parser'];
 /** The executable's two halves: bundled on their own, loaded by main.js by their path. */
 const HALVES = /^\.\/(hook-main|cli-main)\.js$/;
+/** The hook's parts for session start and reminders: bundles of their own, required by hook-main.cjs on demand. */
+const HOOK_PARTS = /^\.\/(hook-session-start|hook-reminder)\.js$/;
+/** Never loaded by the hook (ingest's detectors, embeddings), but reachable from its modules: left to Node. */
+const HOOK_EXTERNAL = [...EXTERNAL, '@secretlint/secretlint-rule-preset-recommend'];
 
 const common = {
   bundle: true,
@@ -37,19 +50,56 @@ const common = {
   logLevel: 'warning',
 } as const;
 
+/** The CommonJS builds: `import.meta.url` of our modules (createRequire, packageRoot) is the bundle's own file. */
+const commonJs = {
+  ...common,
+  format: 'cjs',
+  banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  define: { 'import.meta.url': '__importMetaUrl' },
+} as const;
+
 const at = (entry: string) => resolve(packageRoot(), entry);
 
 // Each written over its own input (esbuild reads every input first), so the source map keeps its name.
 await build({ ...common, entryPoints: [at(CLI_ENTRY)], outfile: at(CLI_ENTRY), allowOverwrite: true, banner: {}, plugins: [halvesExternal()] });
+await build({ ...commonJs, entryPoints: [at(CLI_ENTRY)], outfile: at(CLI_BIN), plugins: [halvesExternal()] });
 await build({ ...common, entryPoints: [at('dist/pipeline/cli/cli-main.js')], outfile: at('dist/pipeline/cli/cli-main.js'), allowOverwrite: true });
 await build({ ...common, entryPoints: [at('dist/pipeline/ingest/range-worker.js')], outfile: at('dist/pipeline/ingest/range-worker.js'), allowOverwrite: true });
-// Chunks of an earlier build would pile up beside the new ones (their names carry a hash).
+// The ES module build of the hook before this one (split in chunks) would lie around unused.
 rmSync(at('dist/pipeline/cli/hook-chunks'), { recursive: true, force: true });
-// Split: what SessionStart and a failure's reminder load (the ledger, templates, memory file) is parsed only by those payloads.
-await build({
-  ...common, entryPoints: [at('dist/pipeline/cli/hook-main.js')], outdir: at('dist/pipeline/cli'), allowOverwrite: true, splitting: true,
-  entryNames: '[name]', chunkNames: 'hook-chunks/[name]-[hash]',
-});
+for (const part of ['hook-main', 'hook-session-start', 'hook-reminder']) {
+  const out = at(`dist/pipeline/cli/${part}.cjs`);
+  // A cache of an earlier build is refused by its source hash anyway; removed so the warm-up below writes the new one.
+  rmSync(`${out}.cache`, { force: true });
+  // Dynamic imports become require calls: a script run from a code cache has no loader for import().
+  await build({ ...commonJs, entryPoints: [at(`dist/pipeline/cli/${part}.js`)], outfile: out, external: HOOK_EXTERNAL, supported: { 'dynamic-import': false }, plugins: [hookPartsExternal()] });
+}
+warmHookCache();
+
+/** `import('./hook-session-start.js')` in hook-command.ts becomes `require('./hook-session-start.cjs')` (see `supported` above). */
+function hookPartsExternal() {
+  return {
+    name: 'hook-parts-external',
+    setup(b: { onResolve(options: { filter: RegExp }, fn: (args: { path: string }) => { path: string; external: boolean }): void }) {
+      b.onResolve({ filter: HOOK_PARTS }, (args) => ({ path: args.path.replace(/\.js$/, '.cjs'), external: true }));
+    },
+  };
+}
+
+/**
+ * Writes hook-main.cjs's code cache by running the built hook once, on a failure payload (it compiles
+ * what every per-call payload uses: parsing, classification, redaction, the pending table, the append),
+ * in a throwaway folder. Best effort: without it the first hook call writes the cache.
+ */
+function warmHookCache(): void {
+  const dir = mkdtempSync(join(tmpdir(), 'sleep-cycle-warm-'));
+  try {
+    const payload = JSON.stringify({ session_id: 'warm', cwd: dir, hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_use_id: 'toolu_warm', error: 'Exit code 1\nnpm ERR! missing script: test' });
+    spawnSync(process.execPath, [at(CLI_BIN), 'hook', 'claude-code', '--root', dir], { input: payload, stdio: ['pipe', 'ignore', 'ignore'] });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 function halvesExternal() {
   return {
@@ -62,6 +112,8 @@ function halvesExternal() {
 
 // The `bin` npm links: executable, starting with its shebang (tsc writes files 644, and esbuild writing over
 // them keeps that), so `./node_modules/.bin/sleep-cycle` and `npx --no-install` run it wherever npm did not chmod it.
-const cli = resolve(packageRoot(), CLI_ENTRY);
-if (!readFileSync(cli, 'utf8').startsWith('#!/usr/bin/env node\n')) throw new Error(`${CLI_ENTRY} lost its #!/usr/bin/env node line: keep it first in pipeline/cli/main.ts.`);
-chmodSync(cli, 0o755);
+for (const entry of [CLI_ENTRY, CLI_BIN]) {
+  const cli = resolve(packageRoot(), entry);
+  if (!readFileSync(cli, 'utf8').startsWith('#!/usr/bin/env node\n')) throw new Error(`${entry} lost its #!/usr/bin/env node line: keep it first in pipeline/cli/main.ts.`);
+  chmodSync(cli, 0o755);
+}

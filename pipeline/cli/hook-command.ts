@@ -13,6 +13,7 @@ import { createTelemetryLogger } from '../telemetry/logger.js';
 import type { CliDeps } from './context-from-options.js';
 import { PENDING_FILE, rejectPayload, type HookDay, type HookDeps, type HookOptions, type HookOutput, type HookResult } from './hook-day.js';
 import { mayRemind } from './hook-keys.js';
+import { presentSessionContext, readSessionCache } from './hook-session-cache.js';
 import { loadHookSettings } from './hook-settings.js';
 
 export { PENDING_FILE, REJECTS_FILE, REMINDED_FILE, type HookDeps, type HookOptions, type HookOutput, type HookResult } from './hook-day.js';
@@ -84,9 +85,13 @@ async function recordHook(text: string, arrival: Date, root: string, settings: S
   switch (hook.kind) {
     case 'reject':
       return { result: await rejectPayload(root, settings, arrival, hook.reason, text), output: null };
-    case 'session':
+    case 'session': {
+      // The context the last session start built, while the memory it came from is unchanged.
+      const kept = await readSessionCache(day);
+      if (kept !== null) return presentSessionContext(kept, hook.sessionId, day, null);
       // Loaded only here: the other payloads (every tool call) never pay for reading the memory.
       return (await import('./hook-session-start.js')).sessionStart(hook.sessionId, day);
+    }
     case 'pre':
       if (hook.toolUseId !== undefined) await recordPending(fs, pendingPath, hook.toolUseId, arrival.getTime());
       return { result: { outcome: 'pending', tool_use_id: hook.toolUseId ?? null }, output: null };

@@ -1,12 +1,28 @@
 #!/usr/bin/env node
-import { hookArgs } from './hook-args.js';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { createBundleLoader } from '../io/code-cache.js';
+import { hookArgs, type HookArgs } from './hook-args.js';
 
 /**
  * The executable, and only a switch: `hook` runs on every tool call of an agent, so it has its own
- * small bundle (hook-main.js: no commander, no yaml, simple-git or json-rules-engine); every other
- * command line goes to the command table (cli-main.js). Each is loaded only when it runs.
+ * small CommonJS bundle (hook-main.cjs: no commander, no yaml, simple-git or json-rules-engine), run
+ * with V8's code cache (io/code-cache.ts); every other command line goes to the command table
+ * (cli-main.js). Each is loaded only when it runs. Built twice (scripts/bundle-entries.ts): main.cjs,
+ * the `bin` (a CommonJS entry skips Node's ES module loader, a tenth of the hook's own cost), and
+ * main.js, the same switch as an ES module for those who run that path.
  */
 const argv = process.argv.slice(2);
 const hook = hookArgs(argv);
-// The only place that sets the exit code.
-process.exitCode = hook !== null ? await (await import('./hook-main.js')).runHookMain(hook) : await (await import('./cli-main.js')).runCliMain(argv);
+// The only place that sets the exit code. No top-level await: the CommonJS build has none.
+void (hook !== null ? runHook(hook) : import('./cli-main.js').then((cli) => cli.runCliMain(argv))).then((code) => {
+  process.exitCode = code;
+});
+
+async function runHook(args: HookArgs): Promise<number> {
+  const loader = createBundleLoader(createRequire(import.meta.url));
+  const { runHookMain } = loader.load<typeof import('./hook-main.js')>(fileURLToPath(new URL('./hook-main.cjs', import.meta.url)));
+  const code = await runHookMain(args);
+  loader.saveCaches();
+  return code;
+}

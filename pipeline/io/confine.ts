@@ -39,7 +39,8 @@ export function confineFs(inner: FsPort, root: string, readOnly: readonly string
     identify: async (path) => inner.identify(check(path, 'file', 'read')),
     list: async (dir) => inner.list(check(dir, 'dir', 'read')),
     readLines: async (path, start, options, onLine) => inner.readLines(check(path, 'file', 'read'), start, options, onLine),
-    writeAtomic: async (path, content) => inner.writeAtomic(check(path, 'file', 'write'), content),
+    // The options travel too: a scratch write (`durable: false`) must not pay the fsync it asked to skip.
+    writeAtomic: async (path, content, options) => inner.writeAtomic(check(path, 'file', 'write'), content, options),
     createExclusive: async (path, content) => inner.createExclusive(check(path, 'file', 'write'), content),
     remove: async (path) => inner.remove(check(path, 'file', 'write')),
     removeStaleTemps: async (path) => inner.removeStaleTemps(check(path, 'file', 'write')),

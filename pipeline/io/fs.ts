@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fchmodSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
+import { closeSync, constants, fchmodSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { errors, SleepCycleError } from '../model/errors.js';
 import { readLines, type RawLine, type ReadLinesOptions } from './line-reader.js';
@@ -51,16 +50,18 @@ export interface FsPort {
 
 /**
  * Appends text with ONE write on an O_APPEND descriptor, so concurrent writers (agent sessions, hooks,
- * importers) never interleave inside a line. Throws E_IO.
+ * importers) never interleave inside a line. Synchronous inside (like the port's small writes below): the
+ * hook appends on every tool call, and fs/promises with its thread-pool round trips cost it more than the
+ * write. Throws E_IO.
  */
 export async function appendOnce(path: string, text: string): Promise<void> {
   try {
-    await mkdir(dirname(path), { recursive: true });
-    const handle = await open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644);
+    mkdirSync(dirname(path), { recursive: true });
+    const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644);
     try {
-      await handle.write(text);
+      writeSync(fd, text);
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
   } catch (error) {
     throw errors.io('append to', path, error);

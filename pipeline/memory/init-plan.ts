@@ -49,6 +49,7 @@ hook-reminded.json.lock
 hook-settings.json
 hook-index.json
 hook-keys.json
+hook-session.json
 hook-rejects.jsonl
 imported.json
 preview.md

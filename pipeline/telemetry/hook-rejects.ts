@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { appendOnce } from '../io/fs.js';
 import { redact, redactDeep } from '../safety/redact.js';
 import { truncateMiddle } from './logger.js';
@@ -46,7 +46,13 @@ export function redactPayload(payload: string): string {
 
 /** One line, one write on an O_APPEND descriptor (hooks run in parallel). False when over the cap. */
 export async function appendHookReject(path: string, reject: HookReject): Promise<boolean> {
-  const size = await stat(path).then((info) => info.size, () => 0);
+  // Synchronous, as appendOnce: the hook must not load fs/promises for one stat.
+  let size = 0;
+  try {
+    size = statSync(path).size;
+  } catch {
+    // No file yet.
+  }
   if (size >= MAX_REJECTS_BYTES) return false;
   await appendOnce(path, `${JSON.stringify(reject)}\n`);
   return true;

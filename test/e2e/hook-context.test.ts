@@ -100,6 +100,25 @@ describe('session start: the rules in the agent context', () => {
     expect(context.split('\n').slice(1)).toEqual([`- Run the tests as \`python -m pytest\`. [${ids[0]}]`]);
   });
 
+  it('keeps the context it built for the next session starts, and builds it again when the memory changes', async () => {
+    const { dir, ids } = await dayAndNight([['pytest -q', PYTEST], ['ruff check .', RUFF]]);
+    const first = (await hook(dir, start('s4'), '2026-11-21T09:00:00Z')).stdout;
+    expect(first).toContain(`[${ids[1]}]`);
+    expect(existsSync(join(dir, '.sleep-cycle/hook-session.json'))).toBe(true);
+    // Kept: the same context for the next session, with an exposure line of its own.
+    expect((await hook(dir, start('s5'), '2026-11-21T09:10:00Z')).stdout).toBe(first);
+    expect(lines(dir).at(-1)).toMatchObject({ session_id: 's5', memory_refs: expect.arrayContaining(ids), exposure: 'session_start' });
+    // A human deletes a rule from MEMORY.md: the kept context is not the answer any more.
+    writeFileSync(join(dir, 'MEMORY.md'), read(dir, 'MEMORY.md').split('\n').filter((line) => !line.includes(`rule:${ids[1]}`)).join('\n'));
+    const after = (await hook(dir, start('s6'), '2026-11-21T09:20:00Z')).output!.hookSpecificOutput.additionalContext;
+    expect(after).toContain(`[${ids[0]}]`);
+    expect(after).not.toContain(ids[1]);
+    // A kept file edited by hand under a key that is not the files' own is ignored too.
+    const kept = JSON.parse(read(dir, '.sleep-cycle/hook-session.json'));
+    writeFileSync(join(dir, '.sleep-cycle/hook-session.json'), JSON.stringify({ ...kept, key: '[]', context: { ...kept.context, text: 'forged' } }));
+    expect((await hook(dir, start('s7'), '2026-11-21T09:30:00Z')).output!.hookSpecificOutput.additionalContext).toBe(after);
+  });
+
   it('shows skill rules only for tools the agent used lately', async () => {
     const dir = makeDir({ 'MEMORY.md': '# Memory\n', 'config/sleep-cycle.yaml': 'routing:\n  ruff: lint\n' }, { git: true });
     for (let i = 1; i <= 3; i++) await hook(dir, failure(`s${i}`, 'ruff check .', RUFF, `t${i}`), `2026-11-20T10:00:0${i}Z`);

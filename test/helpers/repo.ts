@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { childEnv, tempDir } from './temp.js';
 
 export const PACKAGE_ROOT = resolve(import.meta.dirname, '..', '..');
-export const CLI = join(PACKAGE_ROOT, 'dist', 'pipeline', 'cli', 'main.js');
+export const CLI = join(PACKAGE_ROOT, 'dist', 'pipeline', 'cli', 'main.cjs');
 
 /** A temp directory built from an object literal (removed after the test file); with `git`, an initialised repo with one commit. */
 export function makeDir(files: Record<string, string>, options: { git?: boolean } = {}): string {

@@ -76,4 +76,14 @@ describe('confineFs', () => {
     const fs = confineFs(nodeFs, root, [join(outside, 'pkg')]);
     expect(await fs.readText(join(outside, 'pkg', 'policy.yaml'))).toBe('rules: []\n');
   });
+
+  it('passes a scratch write\'s durable: false through (the hook tables skip the fsync they asked to skip)', async () => {
+    const { root } = repo();
+    const seen: unknown[] = [];
+    const spy = { ...nodeFs, writeAtomic: async (path: string, content: string, options?: { durable?: boolean }) => { seen.push(options); await nodeFs.writeAtomic(path, content, options); } };
+    const fs = confineFs(spy, root);
+    await fs.writeAtomic(join(root, 'scratch.json'), '{}', { durable: false });
+    await fs.writeAtomic(join(root, 'state.json'), '{}');
+    expect(seen).toEqual([{ durable: false }, undefined]);
+  });
 });
