@@ -18,6 +18,8 @@ export const FIXED_SAFE_CONFIG: readonly string[] = [
   'core.pager=cat',
   // commit-tree signs when commit.gpgSign is set, running gpg.program; log shows signatures through it.
   'commit.gpgSign=false',
+  // A signed push (push.gpgSign true, or if-asked against a remote that asks) runs gpg.program too.
+  'push.gpgSign=false',
   'log.showSignature=false',
   // An automatic gc runs the pre-auto-gc hook and repacks in the background of our run.
   'gc.auto=0',

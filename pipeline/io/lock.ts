@@ -86,8 +86,9 @@ function staleReason(holder: LockHolder | null, options: AcquireLockOptions): st
     return `pid ${holder.pid} on ${holder.host} is gone`;
   }
   const age = options.now.getTime() - Date.parse(holder.started);
-  if (Number.isFinite(age) && age > options.staleMinutes * 60_000) {
-    return `started ${holder.started}, older than ${options.staleMinutes} minutes`;
+  // An unreadable or future start (a lock committed to the repository) is never a live run's: stale too.
+  if (!(age >= 0 && age <= options.staleMinutes * 60_000)) {
+    return age > 0 ? `started ${holder.started}, older than ${options.staleMinutes} minutes` : `started ${holder.started}, not a time in the past`;
   }
   return null;
 }

@@ -11,14 +11,17 @@ import { countTable, renderTable, ruleLine, runCorpus } from '../helpers/attack-
  * in real temp git repositories, offline and against a hostile fake model on 127.0.0.1. Every attack not
  * in known-leaks.ts must be fully blocked (no column). ATTACKS_LEAKING=1 also checks that each listed
  * attack still leaks where listed; ATTACKS_OUT=<file> writes the results as JSON (`npm run attacks`);
- * ATTACKS_ONLY=<id,…|family> runs a subset; ATTACKS_VERBOSE=1 prints each job's time; ATTACKS_CONCURRENCY
+ * ATTACKS_ONLY=<id,…|family|outside|outside:family> runs a subset; ATTACKS_VERBOSE=1 prints each job's time; ATTACKS_CONCURRENCY
  * (3) and ATTACKS_KILL_MS (30 s, a hang) tune it. Nights run as child processes rather than in this one:
  * an attack that hangs the tool (a FIFO, /dev/zero) must be killed and counted, not stall the file; the
  * content attacks of a family share one repository per mode, so there are few of them.
  */
 
 const only = process.env.ATTACKS_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
-const selected = only ? ATTACKS.filter((a) => only.includes(a.id) || only.includes(a.family)) : ATTACKS;
+// `outside` selects the second corpus (the *-outside.ts files); `outside:<family>` one family of it.
+const isOutside = (id: string) => id.includes('-out-');
+const picks = (a: (typeof ATTACKS)[number], key: string) => key === a.id || key === a.family || (key === 'outside' && isOutside(a.id)) || (key === `outside:${a.family}` && isOutside(a.id));
+const selected = only ? ATTACKS.filter((a) => only.some((key) => picks(a, key))) : ATTACKS;
 let results: AttackResult[] = [];
 
 describe('attack corpus', () => {
@@ -28,7 +31,7 @@ describe('attack corpus', () => {
     if (process.env.ATTACKS_OUT) writeFileSync(process.env.ATTACKS_OUT, `${JSON.stringify({ table: countTable(results), results }, null, 2)}\n`);
     // The table on every run: what CI measured, next to the test names.
     process.stderr.write(`${renderTable(results)}\n`);
-  }, 1_800_000); // 596 attacks; on a loaded machine the nights take many times their quiet-machine wall time
+  }, 1_800_000); // every attack's night; on a loaded machine they take many times their quiet-machine wall time
 
   it('holds at least 250 attacks in the six families, each with an id of its own and a way to see its leak', () => {
     expect(new Set(ATTACKS.map((a) => a.id)).size).toBe(ATTACKS.length);

@@ -9,9 +9,16 @@ import type { Attack } from '../fixtures/attacks/types.js';
 
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-_]/g;
 
-/** NFKC, without escape sequences, invisible and control characters. */
+/** Unicode tag characters (U+E0020–U+E007E) that mirror printable ASCII: invisible, but a model reads them as text. */
+const TAGS = /[\u{e0020}-\u{e007e}]/gu;
+
+/** NFKC, tag characters read as the ASCII they mirror, without escape sequences, invisible and control characters. */
 export function foldText(text: string): string {
-  return text.normalize('NFKC').replace(ANSI, '').replace(/[\p{Cf}\p{Cc}]/gu, (ch) => (ch === '\n' ? '\n' : ''));
+  return text
+    .normalize('NFKC')
+    .replace(TAGS, (ch) => String.fromCharCode(ch.codePointAt(0)! - 0xe0000))
+    .replace(ANSI, '')
+    .replace(/[\p{Cf}\p{Cc}]/gu, (ch) => (ch === '\n' ? '\n' : ''));
 }
 
 /** The folded text plus every string of the JSON documents (or JSON lines) in it, decoded. */

@@ -39,7 +39,9 @@ export function makeSandbox(settings: string): Sandbox {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), content);
   };
-  const git = (...args: string[]) => execFileSync('git', [...SAFE_GIT, ...args], { cwd: dir, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: 256 << 20, env: { ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: '1' } });
+  // Bounded: a hostile repository can make git itself block (a FIFO as .gitattributes or as an included
+  // config file), and the harness must report that, not wait for it.
+  const git = (...args: string[]) => execFileSync('git', [...SAFE_GIT, ...args], { cwd: dir, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: 256 << 20, timeout: 20_000, killSignal: 'SIGKILL', env: { ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: '1' } });
   write('MEMORY.md', MEMORY);
   write('logs/telemetry.jsonl', '');
   write('config/safety-rules.yaml', POLICY);

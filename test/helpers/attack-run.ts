@@ -41,26 +41,41 @@ export function runNight(cwd: string, args: string[], env: Record<string, string
       cwd,
       env: { PATH: process.env.PATH ?? '', TMPDIR: tmpdir(), GIT_CONFIG_NOSYSTEM: '1', ATTACK_USAGE_FILE: usageFile, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group, so a kill takes its git children too (a git blocked on a FIFO would outlive it).
+      detached: true,
     });
+    const kill = () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    };
     let stdout = '';
     let stderr = '';
     let timedOut = false;
     let cpuKilled: number | null = null;
     const timer = setTimeout(() => {
       timedOut = true;
-      child.kill('SIGKILL');
+      kill();
     }, killAfterMs);
     const poll = setInterval(() => {
       const cpu = procCpuMs(child.pid);
       if (cpu !== null && cpu > killAfterCpuMs) {
         cpuKilled = cpu;
-        child.kill('SIGKILL');
+        kill();
       }
     }, 1000);
     child.stdout.on('data', (chunk: Buffer) => void (stdout.length < MAX_OUTPUT && (stdout += chunk.toString())));
     child.stderr.on('data', (chunk: Buffer) => void (stderr.length < MAX_OUTPUT && (stderr += chunk.toString())));
     child.on('error', reject);
     child.on('close', (code, signal) => {
+      // A child git the night left blocked (a FIFO it opened) must not outlive the night.
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // the group is already gone
+      }
       clearTimeout(timer);
       clearInterval(poll);
       let json: unknown = null;

@@ -32,6 +32,13 @@ describe('lock', () => {
     expect(old.takenOver).toContain('older than 60 minutes');
   });
 
+  it('a lock from another host whose start is unreadable or in the future (committed to the repository) is stale, not held forever', async () => {
+    for (const started of ['the dawn of time', '9999-01-01T00:00:00.000Z']) {
+      const taken = await acquireLock(nodeFs, { ...options(lockPath({ pid: 1, host: 'elsewhere', started, run_id: 'x' })), isAlive: () => true });
+      expect(taken.takenOver).toContain('not a time in the past');
+    }
+  });
+
   it('two runs that both find the same stale lock: exactly one gets it', async () => {
     for (let round = 0; round < 20; round++) {
       const path = lockPath({ pid: 4242, host: hostname(), started: NOW.toISOString(), run_id: 'crashed' });
