@@ -322,9 +322,9 @@ function redactStripped(stripped: string): string {
   return lines.join('\n');
 }
 
-/** A bidi override (LRO, RLO): the characters after it, up to its PDF or the line's end, are shown in a forced order. */
+/** A bidi override (LRO, RLO): the characters after it, up to its PDF or the paragraph's end, are shown in a forced order. */
 const OVERRIDE = /[\u202d\u202e]/;
-const OVERRIDE_RUN = /[\u202d\u202e]([^\u202c\n]*)/g;
+const OVERRIDE_RUN = /[\u202d\u202e]([^\u202c\n\r\u0085\u2029\u001c-\u001e]*)/g;
 
 /**
  * A run under a bidi override reads one way on screen (`git push --force`) and is stored the other

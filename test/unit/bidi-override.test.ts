@@ -6,6 +6,8 @@ describe('redact: a run under a bidi override is kept in neither order', () => {
   it('replaces what an override shows reversed by <*> (the screen says git push --force, the bytes the reverse)', () => {
     expect(redact('error: run \u202eecrof-- hsup tig\u202c to continue')).toBe('error: run <*> to continue');
     expect(redact('error: run \u202decrof-- hsup tig')).toBe('error: run <*>');
+    // An override ends at its paragraph's end (a line feed, a NEL), not at the end of the text.
+    expect(redact('error: \u202eecrof--\u0085next line')).toBe('error: <*>\u0085next line');
   });
 
   it('keeps text without an override, and a run that reads the same both ways', () => {
