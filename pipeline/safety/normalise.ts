@@ -13,10 +13,12 @@ import { createRequire } from 'node:module';
 const ANSI = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[@-Z\\-_])|\u009b[0-?]*[ -/]*[@-~]/g;
 /**
  * Characters nobody reads: C0/C1 controls (tab, newline and NEL, a line break, are kept), zero-width characters and joiners,
- * the soft hyphen, bidi embeddings, overrides and isolates, the BOM and interlinear annotation marks.
+ * the soft hyphen, bidi embeddings, overrides and isolates, the BOM and interlinear annotation marks, and
+ * the tag characters (U+E0000–E007F: invisible, yet a model reads them as the ASCII they mirror) and the
+ * supplementary variation selectors (U+E0100–E01EF).
  */
-const INVISIBLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb]/g;
-const NEEDS_STRIP = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb]/;
+const INVISIBLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f\udd00-\uddef]/g;
+const NEEDS_STRIP = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f\udd00-\uddef]/;
 
 /** The text without ANSI codes and invisible characters: what is stored and shown. */
 export function stripInvisible(text: string): string {

@@ -83,6 +83,16 @@ describe('normalise', () => {
     expect(stripInvisible('\u001b[31mre\u200bd\u202e\u001b[0m')).toBe('red');
   });
 
+  it('removes tag characters and supplementary variation selectors: a token spelled in them is stored nowhere', () => {
+    const tags = (ascii: string) => [...ascii].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
+    const token = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
+    const text = `push failed ${tags(token)} see log\u{e0101}`;
+    expect(stripInvisible(text)).toBe('push failed  see log');
+    expect(redact(text)).not.toMatch(/[\u{e0000}-\u{e01ef}]/u);
+    // Other astral characters (emoji, CJK extension B) are text and stay.
+    expect(stripInvisible('ok \u{1f600} \u{20000}')).toBe('ok \u{1f600} \u{20000}');
+  });
+
   it('folds full-width and look-alike letters to ASCII for detectors', () => {
     expect(normalise('ｆｏｒｃｅ ignоre')).toBe('force ignore');
   });
