@@ -29,15 +29,22 @@ function random(seed: number, length: number, alphabet: string): string {
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-function survives(out: string, value: string): string | undefined {
-  if (value.length <= 8) return out.includes(value) ? value : undefined;
-  for (let i = 0; i + 8 <= value.length; i += 1) if (out.includes(value.slice(i, i + 8))) return value.slice(i, i + 8);
+/**
+ * A piece of the value left in the output (the whole value when short, else any 8 characters of it). The
+ * text around the value may hold the piece too (a generated value `name` in `<property name=…>`): it leaks
+ * when the output holds it more often than the text does outside the one value put in.
+ */
+function survives(out: string, value: string, text?: string): string | undefined {
+  const count = (hay: string, piece: string) => hay.split(piece).length - 1;
+  const leaked = (piece: string) => count(out, piece) > (text === undefined ? 0 : count(text, piece) - count(value, piece));
+  if (value.length <= 8) return leaked(value) ? value : undefined;
+  for (let i = 0; i + 8 <= value.length; i += 1) if (leaked(value.slice(i, i + 8))) return value.slice(i, i + 8);
   return undefined;
 }
 
 function expectGone(text: string, value: string): void {
   const out = redact(text);
-  expect(survives(out, value), `${JSON.stringify(text)} → ${JSON.stringify(out)}`).toBeUndefined();
+  expect(survives(out, value, text), `${JSON.stringify(text)} → ${JSON.stringify(out)}`).toBeUndefined();
 }
 
 /** A password of any shape a person or a generator picks: letters, digits, punctuation (no quote or space). */
@@ -102,6 +109,8 @@ describe('credential contexts: a keyword context redacts its value whatever its 
   });
 
   it('XML and HTML elements and attributes named like a password, secret or token', () => {
+    // A value that is also a word of the markup around it (found by fast-check): only its own copy must go.
+    expectGone('maven: settings.xml <property name="jdbc.password" value="name"/>', 'name');
     const value = fc.stringMatching(/^[A-Za-z0-9!#%*_+=.~:;,\/ -]{4,30}$/).filter((v) => v.trim().length >= 4 && !v.startsWith(' ') && !v.endsWith(' '));
     const name = fc.constantFrom('password', 'Password', 'db:password', 'apiToken', 'client_secret', 'secretKey', 'credentials', 'accessKey', 'passphrase', 'AuthToken');
     const markup = fc.constantFrom(
