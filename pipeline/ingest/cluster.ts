@@ -406,10 +406,8 @@ export function toEvidence(event: TelemetryEvent, ref: EventRef, ts: number): Ev
   return {
     file: ref.file,
     offset: ref.offset,
-    // The whole redactor too, as for the cluster's id lists: the identifier check on the hot path reads
-    // only vendor shapes and token parts, and a bare random value (a 20-character key) passes it.
-    input_hash: redact(safeIdentifier('input_hash', event.input_hash)),
-    session_id: event.session_id ? redact(safeIdentifier('session_id', event.session_id)) : null,
+    input_hash: safeIdentifier('input_hash', event.input_hash),
+    session_id: event.session_id ? safeIdentifier('session_id', event.session_id) : null,
     timestamp: new Date(ts).toISOString(),
     duration_ms: event.duration_ms,
     // Masked as a template (values are `<*>`) after redaction: nothing of the raw line is kept.

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { redact } from './redact.js';
-import { looksLikeSecretToken, runVendors, type Finding } from './secrets.js';
+import { looksLikeSecretPart, looksLikeSecretToken, runVendors, type Finding } from './secrets.js';
 
 /**
  * Identifiers from a log (tool names, error categories, session ids, input hashes) key maps, name
@@ -58,13 +58,13 @@ export function identifierProblem(field: IdentifierField, raw: string): string |
 /**
  * Whether an identifier holds a secret. Session ids and input hashes are checked per distinct value on
  * the hot path, and hold no key words or separators a context shape needs: for them, a vendor token or
- * a random-looking part is enough (a `=` or `:` sends them through the whole redactor).
+ * a random-looking part, long or short as the text detectors read them, is enough (a `=` or `:` sends them through the whole redactor).
  */
 function holdsSecret(field: IdentifierField, raw: string): boolean {
   if ((field === 'session_id' || field === 'input_hash') && !/[=:]/.test(raw)) {
     const found: Finding[] = [];
     runVendors(raw, found);
-    return found.length > 0 || raw.split(/[-_.+]+/).some(looksLikeSecretToken);
+    return found.length > 0 || raw.split(/[-_.+]+/).some(looksLikeSecretPart);
   }
   return redact(raw) !== raw;
 }

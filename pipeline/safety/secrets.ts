@@ -140,6 +140,15 @@ function looksLikeShortSecret(token: string): boolean {
   return entropy(token) >= 3.5;
 }
 
+/**
+ * A part of an identifier (a session id, an input hash) that reads as a credential: a long random token,
+ * or a short one (16 to 23 letters and digits) as the SHORT_TOKEN detector reads it in text.
+ */
+export function looksLikeSecretPart(part: string): boolean {
+  if (looksLikeSecretToken(part)) return true;
+  return part.length >= 16 && part.length <= 23 && /^[A-Za-z0-9]+$/.test(part) && looksLikeShortSecret(part);
+}
+
 /** Base64 key material: long, every kind of character, and few word-like stretches (paths are made of words). */
 function looksLikeKeyMaterial(run: string): boolean {
   if (!/[a-z]/.test(run) || !/[A-Z]/.test(run) || !/\d/.test(run)) return false;

@@ -42,6 +42,9 @@ describe('identifiers follow a grammar', () => {
     ['error_category', token, 'secret'],
     ['session_id', `sess-${token}`, 'secret'],
     ['input_hash', 'a b', 'grammar'],
+    // A bare short key (16 to 23 random letters and digits) as an id: the text detectors call it a secret too.
+    ['input_hash', 'q8W2e4R6t8Y0u2I4o6P8', 'secret'],
+    ['session_id', 'run-q8W2e4R6t8Y0u2I4o6P8', 'secret'],
   ] as const)('%s %s is refused (%s)', (field, raw, problem) => {
     expect(identifierProblem(field, raw)).toBe(problem);
     const stored = safeIdentifier(field, raw);
