@@ -22,6 +22,12 @@ export interface GateResult {
   olderUncounted?: { count: number; from: string };
   /** What the flood bounds held back tonight (see limitFlood). */
   held?: FloodHeld;
+  /**
+   * Per group promoted tonight (templates of one family promoted together): its members. A group that
+   * gets no rule tonight (past the LLM budget, held, unwritten) goes back to pending as these, so the
+   * next night groups them again, with any new events, instead of carrying a group without its templates.
+   */
+  groupMembers?: Record<string, PendingCluster[]>;
 }
 
 /** Counts of what the gate's flood bounds held back, shown in the run's notices. */
@@ -168,7 +174,8 @@ export function computeGate(
     delete pending[id];
   }
   const groups = promoteTogether(result, settings.min_repeats, settings.sample_size);
-  limitFlood(result, groups, settings);
+  if (groups.size > 0) result.groupMembers = Object.fromEntries(groups);
+  limitFlood(result, settings);
   return result;
 }
 
@@ -221,14 +228,13 @@ function promoteTogether(result: GateResult, minRepeats: number, sampleSize: num
  * MEMORY.md. And at most max_pending clusters are carried over (the heaviest in the window), so state
  * stays bounded whatever a log holds.
  */
-function limitFlood(result: GateResult, groups: Map<string, PendingCluster[]>, settings: GateSettings): void {
+function limitFlood(result: GateResult, settings: GateSettings): void {
   const held: FloodHeld = result.held ?? { rules_deferred: 0, singletons_held: 0, pending_dropped: 0 };
   const maxRules = settings.max_new_rules ?? Number.POSITIVE_INFINITY;
   if (result.promoted.length > maxRules) {
     const ranked = [...result.promoted].sort(heaviestFirst);
     for (const cluster of ranked.slice(maxRules)) {
-      const members = groups.get(cluster.id);
-      for (const item of members ?? [toPending(cluster)]) {
+      for (const item of backToPending(cluster, result.groupMembers)) {
         result.pending[item.id] = item;
         result.outcomes[item.id] = 'pending';
       }
@@ -370,6 +376,11 @@ function busiestSpan(merged: PromotedCluster, tonight: Record<string, number>, c
   if (bestCount < settings.min_repeats) return merged;
   const carriedOver = best.reduce((total, day) => total + (carried[day] ?? 0), 0);
   return { ...merged, count: bestCount, carried_over: carriedOver, days: Object.fromEntries(best.map((day) => [day, all[day]!])) };
+}
+
+/** What goes back to pending for a promoted cluster that got no rule: a group's members, or the cluster itself. */
+export function backToPending(cluster: PromotedCluster, groupMembers: Record<string, PendingCluster[]> | undefined): PendingCluster[] {
+  return (groupMembers && Object.hasOwn(groupMembers, cluster.id) ? groupMembers[cluster.id] : undefined) ?? [toPending(cluster)];
 }
 
 export function toPending(cluster: PromotedCluster): PendingCluster {

@@ -11,7 +11,7 @@ import { policyFingerprint } from '../memory/recheck.js';
 import { finalRuleText } from '../synth/rule-text.js';
 import { textSha } from '../model/rule-id.js';
 import { clusterId, type Cluster, type PromotedCluster } from '../model/cluster.js';
-import { toPending } from './gate.js';
+import { backToPending } from './gate.js';
 import type { ReviewedDraft } from './validate.js';
 import type { HumanChange } from './reconcile.js';
 import { appendEvents, parseEvents, type LifecycleEvent } from '../memory/lifecycle.js';
@@ -99,6 +99,8 @@ interface PlanInput {
   unreadableSkills?: UnreadableSkills;
   /** Drafts that repeat a rule, tonight's earlier draft or a human line (see deduplicate): not written. */
   duplicates?: Record<string, Duplicate>;
+  /** The gate's groups and their members (absent in tests that build a plan by hand). */
+  groupMembers?: Record<string, PendingCluster[]>;
   /** Tonight's calls per tool family: a new rule's failure rate before adoption (absent in tests that build a plan by hand). */
   usage?: Pick<UsageSummary, 'families'>;
 }
@@ -219,7 +221,7 @@ export function buildPlan(input: PlanInput, options: BuildPlanOptions): Plan {
     last_sleep: now,
     cursors: input.cursors,
     baselines: input.baselines,
-    pending: { ...input.pending, ...Object.fromEntries([...input.deferred, ...held, ...(input.unwritten ?? []).map((u) => u.cluster)].map((cluster) => [cluster.id, toPending(cluster)])) },
+    pending: { ...input.pending, ...Object.fromEntries([...input.deferred, ...held, ...(input.unwritten ?? []).map((u) => u.cluster)].flatMap((cluster) => backToPending(cluster, input.groupMembers)).map((item) => [item.id, item])) },
     llm_cache: input.llmCache,
     ...(input.templates && Object.keys(input.templates.scopes).length > 0 ? { templates: input.templates } : {}),
     ...withNights(recordNight(input.state.nights, input.clusters, options.now, options.runId)),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clusterId, type Cluster } from '../../pipeline/model/cluster.js';
-import { computeGate } from '../../pipeline/stages/gate.js';
+import { backToPending, computeGate } from '../../pipeline/stages/gate.js';
 import { emptyState, type LedgerEntry } from '../../pipeline/memory/state.js';
 import { followTemplateMerges } from '../../pipeline/memory/template-merges.js';
 
@@ -43,6 +43,24 @@ describe('the gate over templates', () => {
       { id: 't-bbbbbbbbbbbb', template: 'No module named <*>', count: 1 },
     ]);
     expect(group!.id).not.toBe(FAMILY);
+  });
+
+  it('a group that gets no rule tonight goes back to pending as its templates, and the next night promotes the same group', () => {
+    const a = templateCluster('t-aaaaaaaaaaaa', 'bash: <*>: command not found', 2);
+    const b = templateCluster('t-bbbbbbbbbbbb', 'No module named <*>', 1);
+    const first = computeGate([a, b], emptyState(), settings, NOW);
+    const [group] = first.promoted;
+    // Past the LLM budget (or held, or unwritten): what the plan puts back in pending.
+    const back = backToPending(group!, first.groupMembers);
+    expect(back.map((item) => [item.id, item.template_id])).toEqual([[a.id, 't-aaaaaaaaaaaa'], [b.id, 't-bbbbbbbbbbbb']]);
+    const state = emptyState();
+    state.pending = Object.fromEntries(back.map((item) => [item.id, item]));
+    const next = computeGate([], state, settings, new Date('2026-11-22T03:00:00Z'));
+    expect(next.promoted.map((c) => c.id)).toEqual([group!.id]);
+    expect(next.promoted[0]!.templates?.map((t) => t.template)).toEqual(['bash: <*>: command not found', 'No module named <*>']);
+    // A cluster that is not a group goes back as itself.
+    const single = computeGate([templateCluster('t-cccccccccccc', 'pytest: error', 3)], emptyState(), settings, NOW);
+    expect(backToPending(single.promoted[0]!, single.groupMembers).map((item) => item.template_id)).toEqual(['t-cccccccccccc']);
   });
 
   it('a rule written for the templates it names covers each of them, and no other', () => {
