@@ -24,7 +24,7 @@ async function identity(day: Pick<HookDay, 'root' | 'fs'>, path: string): Promis
 }
 
 export function renderHookKeys(key: string, pairs: Iterable<string>): string {
-  return `${JSON.stringify({ version: 1, key, pairs: [...new Set(pairs)].sort() })}\n`;
+  return `${JSON.stringify({ version: 2, key, pairs: [...new Set(pairs)].sort() })}\n`;
 }
 
 /** The families and categories of the rules, when the list was built from the files as they are now. */
@@ -33,7 +33,7 @@ export async function readHookKeys(day: Pick<HookDay, 'root' | 'settings' | 'fs'
   if (text === undefined) return null;
   try {
     const list = JSON.parse(text) as { version?: unknown; key?: unknown; pairs?: unknown };
-    return list.version === 1 && list.key === key && Array.isArray(list.pairs) ? list.pairs.filter((p): p is string => typeof p === 'string') : null;
+    return list.version === 2 && list.key === key && Array.isArray(list.pairs) ? list.pairs.filter((p): p is string => typeof p === 'string') : null;
   } catch {
     return null;
   }

@@ -34,7 +34,7 @@ export async function readHookMemory(day: HookDay): Promise<HookMemory> {
   const indexPath = resolve(day.root, day.settings.state_dir, HOOK_INDEX_FILE);
   const kept = parseHookIndex(await day.fs.readText(indexPath).catch(() => undefined), key);
   if (kept !== null) {
-    if ((await readHookKeys(day, key)) === null) await writeKeys(day, key, kept.rules);
+    if ((await readHookKeys(day, key)) === null) await writeKeys(day, key, kept.rules, kept.templates);
     return fromIndex(kept.rules, kept.templates, kept.memory, null);
   }
   const memory = ownFile ? await readMemoryBullets(day, memoryPath) : null;
@@ -43,16 +43,20 @@ export async function readHookMemory(day: HookDay): Promise<HookMemory> {
     const index = buildHookIndex(key, state, memory);
     // Caches: when they cannot be written (read-only checkout), the next call builds them again.
     await day.fs.writeAtomic(indexPath, `${JSON.stringify(index)}\n`, SCRATCH).catch(() => {});
-    await writeKeys(day, key, index.rules);
+    await writeKeys(day, key, index.rules, index.templates);
     return fromIndex(index.rules, index.templates, memory, null);
   } catch (error) {
     return fromIndex({}, undefined, memory, error instanceof Error ? error.message : String(error));
   }
 }
 
-/** What mayRemind reads (hook-keys.ts): the families and categories of the failure rules. */
-async function writeKeys(day: HookDay, key: string, rules: Record<string, HookRule>): Promise<void> {
-  const pairs = Object.values(rules).filter((rule) => rule.kind === 'failure').map((rule) => `${rule.tool_name}\u0000${rule.error_category ?? ''}`);
+/**
+ * What mayRemind reads (hook-keys.ts): the families and categories of the failure rules, and those of the
+ * clusters they cover (the index keeps those scopes' templates: a near duplicate of another tool's).
+ */
+async function writeKeys(day: HookDay, key: string, rules: Record<string, HookRule>, templates: TemplateMinerState | undefined): Promise<void> {
+  const own = Object.values(rules).filter((rule) => rule.kind === 'failure').map((rule) => `${rule.tool_name}\u0000${rule.error_category ?? ''}`);
+  const pairs = [...own, ...Object.keys(templates?.scopes ?? {})];
   await day.fs.writeAtomic(resolve(day.root, day.settings.state_dir, HOOK_KEYS_FILE), renderHookKeys(key, pairs), SCRATCH).catch(() => {});
 }
 

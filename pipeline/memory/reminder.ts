@@ -21,20 +21,24 @@ export interface FailureKey {
 }
 
 export function findReminder(rules: Record<string, HookRule>, key: FailureKey, templates: TemplateMinerState | undefined): HookRule | null {
-  const candidates = Object.values(rules).filter((rule) => rule.kind === 'failure' && rule.tool_name === key.tool && rule.error_category === key.category && remindable(rule));
-  if (candidates.length === 0) return null;
   const family = clusterId('failure', key.tool, key.category);
-  const template = candidates.some((rule) => rule.cluster_id !== family) ? matchTemplate(key, templates) : null;
+  const remindable = Object.values(rules).filter((rule) => rule.kind === 'failure' && isRemindable(rule));
+  const own = (rule: HookRule) => rule.tool_name === key.tool && rule.error_category === key.category;
+  // A rule of this tool + category, or one that covers clusters of others (a near duplicate it took in).
+  const candidates = remindable.filter((rule) => own(rule) || rule.covers.length > 0);
+  if (candidates.length === 0) return null;
+  const template = candidates.some((rule) => !own(rule) || rule.cluster_id !== family) ? matchTemplate(key, templates) : null;
   const cluster = template === null ? null : clusterId('failure', key.tool, key.category, template);
-  const matches = candidates.filter((rule) => rule.cluster_id === family
-    || (cluster !== null && (rule.cluster_id === cluster || rule.template_id === template || rule.covers.includes(cluster))));
-  // The template's own rule before a family-wide one; then the heavier; then a stable order.
-  matches.sort((a, b) => Number(a.cluster_id === family) - Number(b.cluster_id === family) || b.weight - a.weight || (a.id < b.id ? -1 : 1));
+  const matches = candidates.filter((rule) => rule.covers.includes(family) || (own(rule) && rule.cluster_id === family)
+    || (cluster !== null && (rule.covers.includes(cluster) || (own(rule) && (rule.cluster_id === cluster || rule.template_id === template)))));
+  // The template's own rule before one that took it in, before a family-wide one; then the heavier; then a stable order.
+  const rank = (rule: HookRule) => (!own(rule) ? 1 : rule.cluster_id === family ? 2 : 0);
+  matches.sort((a, b) => rank(a) - rank(b) || b.weight - a.weight || (a.id < b.id ? -1 : 1));
   return matches[0] ?? null;
 }
 
 /** In memory, neither superseded nor flagged by the policy. */
-function remindable(rule: HookRule): boolean {
+function isRemindable(rule: HookRule): boolean {
   return IN_TARGET.includes(rule.state) && rule.status !== 'refined' && rule.status !== 'invalidated';
 }
 
