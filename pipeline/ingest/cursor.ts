@@ -78,7 +78,7 @@ const UNREADABLE = /\.(?:zst|bz2|xz|lz4|lzma|zip|7z|br)$/i;
  * copy whose start the live log shares is a backup (`sed -i.bak`), not a rotation: the live file still
  * holds the old lines, so that case goes to the timestamp fallback instead of reading them twice.
  */
-async function findCursorFile(absolute: string, copies: { path: string }[], cursor: Cursor, ctx: ReadPlanContext): Promise<number> {
+async function findCursorFile(absolute: string, copies: { path: string }[], cursor: Cursor, ctx: ReadPlanContext, lastSleep: string | null): Promise<number> {
   // Newest first: the file rotated last is the one most likely to hold the cursor.
   for (let i = copies.length - 1; i >= 0; i--) {
     if (!(await matchesCursor(copies[i]!.path, cursor, ctx))) continue;
@@ -89,7 +89,7 @@ async function findCursorFile(absolute: string, copies: { path: string }[], curs
     // A rotated-away log leaves a new file of new events; one that starts with an event older than the
     // cursor's last one is the old log rewritten in place (edited, restored), not a rotation.
     const first = await firstEventTime(absolute, ctx);
-    const last = parseTimestamp(cursor.last_timestamp);
+    const last = lastSeen(cursor, lastSleep);
     if (first !== null && last !== null && first < last) return -1;
     return i;
   }
@@ -141,7 +141,7 @@ export async function planReads(absolute: string, file: string, state: State, ct
   // every copy rotated after it (oldest first), then the new file from its start.
   const rotated = await rotatedCopies(absolute, ctx);
   const name = (path: string) => `${file.slice(0, file.length - basename(absolute).length)}${basename(path)}`;
-  const at = await findCursorFile(absolute, rotated, cursor, ctx);
+  const at = await findCursorFile(absolute, rotated, cursor, ctx, state.last_sleep);
   if (at !== -1) {
     const later = rotated.slice(at + 1);
     notices.push(`${file}: the log was rotated: finished ${name(rotated[at]!.path)} from byte ${cursor.offset}${later.length > 0 ? `, read ${later.map((r) => name(r.path)).join(', ')}` : ''}, then the new ${file} from the start.`);
@@ -154,10 +154,20 @@ export async function planReads(absolute: string, file: string, state: State, ct
       ...whole(null),
     ];
   }
-  const after = cursor.last_timestamp ?? state.last_sleep ?? 'the beginning';
+  // The last event seen, but never later than the last run: a line dated in the future (year 9999) must
+  // not make every line of the new file old until then. Timestamps are the log's word; the run time is ours.
+  const cutoff = lastSeen(cursor, state.last_sleep);
+  const after = cutoff === null ? 'the beginning' : new Date(cutoff).toISOString();
   const why = identity.size < cursor.offset ? `the file shrank below the cursor (${identity.size} < ${cursor.offset} bytes): it was truncated or replaced` : 'the content before the cursor changed: the file was replaced';
   notices.push(`${file}: ${why}, so lines were chosen by timestamp (after ${after}).`);
-  return whole(parseTimestamp(cursor.last_timestamp) ?? parseTimestamp(state.last_sleep));
+  return whole(cutoff);
+}
+
+/** The cursor's last event time, never later than the last run (a future-dated line is the log's word only). */
+function lastSeen(cursor: Cursor, lastSleep: string | null): number | null {
+  const a = parseTimestamp(cursor.last_timestamp);
+  const b = parseTimestamp(lastSleep);
+  return a === null ? b : b === null ? a : Math.min(a, b);
 }
 
 async function matchesCursor(absolute: string, cursor: Cursor, ctx: ReadPlanContext): Promise<boolean> {

@@ -38,6 +38,26 @@ describe('ingest', () => {
     expect(json.data.notices.join(' ')).toMatch(/shrank|replaced/);
   });
 
+  it('a line dated far in the future does not make a replaced file\'s new lines old: the fallback never counts past the last run', async () => {
+    const dir = makeDir({ 'logs/telemetry.jsonl': lines(...failures(2, { timestamp: '2026-11-19T10:00:00.000Z' }), event({ timestamp: '9999-12-31T00:00:00.000Z' })) });
+    await cli(dir, ['run', '--no-commit'], '2026-11-21T03:00:00Z');
+    writeFileSync(join(dir, 'logs/telemetry.jsonl'), lines(event({ timestamp: '2026-11-19T09:00:00.000Z' }), event({ timestamp: '2026-11-22T09:00:00.000Z' }), event({ timestamp: '2026-11-22T09:30:00.000Z' })));
+    const { json } = await cli(dir, ['run', '--no-commit'], '2026-11-23T03:00:00Z');
+    expect(json.data.lines).toMatchObject({ read: 3, valid: 2, old: 1 });
+    expect(json.data.notices.join(' ')).toContain('after 2026-11-21T03:00:00.000Z');
+  });
+
+  it('a line dated far in the future does not hide a rotation: the copy is finished from the cursor, the new file read whole', async () => {
+    const dir = makeDir({ 'logs/telemetry.jsonl': lines(event({ timestamp: '2026-11-20T10:00:00.000Z' }), event({ timestamp: '9999-12-31T00:00:00.000Z' })) });
+    await cli(dir, ['run', '--no-commit'], '2026-11-21T03:00:00Z');
+    appendFileSync(join(dir, 'logs/telemetry.jsonl'), lines(event({ timestamp: '2026-11-21T11:00:00.000Z' })));
+    renameSync(join(dir, 'logs/telemetry.jsonl'), join(dir, 'logs/telemetry.jsonl.1'));
+    writeFileSync(join(dir, 'logs/telemetry.jsonl'), lines(event({ timestamp: '2026-11-21T12:00:00.000Z' }), event({ timestamp: '2026-11-21T12:01:00.000Z' })));
+    const { json } = await cli(dir, ['run', '--no-commit'], '2026-11-22T03:00:00Z');
+    expect(json.data.lines).toMatchObject({ read: 3, valid: 3, old: 0 });
+    expect(json.data.notices.join(' ')).toContain('was rotated');
+  });
+
   it('a rotated log is finished from the cursor, then the new file is read from its start', async () => {
     const dir = makeDir({ 'logs/telemetry.jsonl': lines(event(), event()) });
     await cli(dir, ['run', '--no-commit']);
