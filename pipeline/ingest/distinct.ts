@@ -71,12 +71,15 @@ export class DistinctCounter {
     return [...this.smallest];
   }
 
-  /** Adds a hash to the exact set; false when it was there. */
+  /**
+   * Adds a hash to the exact set; false when it was there. Slots are picked by the hash's low 32 bits:
+   * `>>> 0` is `% 2 ** 32` for the non-negative integers hash52 gives, without a floating-point modulo.
+   */
   private insert(hash: number): boolean {
     let slots = this.slots!;
     const stored = hash + 1;
     const mask = slots.length - 1;
-    let i = (hash % 0x100000000) & mask;
+    let i = (hash >>> 0) & mask;
     for (;;) {
       const at = slots[i]!;
       if (at === stored) return false;
@@ -92,7 +95,7 @@ export class DistinctCounter {
       const bigger = slots.length - 1;
       for (const entry of old) {
         if (entry === 0) continue;
-        let j = ((entry - 1) % 0x100000000) & bigger;
+        let j = ((entry - 1) >>> 0) & bigger;
         while (slots[j] !== 0) j = (j + 1) & bigger;
         slots[j] = entry;
       }
@@ -115,7 +118,7 @@ export class DistinctCounter {
 
   /** Sketches a value by its hash's low 32 bits (well mixed). */
   private sketch(hash52: number): void {
-    const hash = hash52 % 0x100000000;
+    const hash = hash52 >>> 0;
     const index = hash >>> (32 - P);
     const rest = (hash << P) >>> 0;
     const rank = rest === 0 ? 32 - P + 1 : Math.clz32(rest) + 1;

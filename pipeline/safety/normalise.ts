@@ -341,13 +341,21 @@ export function decodeBase64Text(run: string): string | null {
 const TOKEN_CHAR = /[A-Za-z0-9+/=_-]/;
 const GAP_CHAR = /[ \t"'+>#*\r\\]/;
 const MAX_RUN = 64;
+/**
+ * Both classes are ASCII: tables by character code, read around every line break of every text redacted
+ * (a regex test per character cost more than the rest of the check).
+ */
+const TOKEN_CODES = new Uint8Array(128).map((_, c) => (TOKEN_CHAR.test(String.fromCharCode(c)) ? 1 : 0));
+const GAP_CODES = new Uint8Array(128).map((_, c) => (GAP_CHAR.test(String.fromCharCode(c)) ? 1 : 0));
+const isTokenCode = (c: number): boolean => c < 128 && TOKEN_CODES[c] === 1;
+const isGapCode = (c: number): boolean => c < 128 && GAP_CODES[c] === 1;
 
 /** The length of the token run ending before `end` (read backwards), and whether it holds a letter and a digit. */
 function runBefore(text: string, end: number): { length: number; mixed: boolean } {
   let i = end;
   let digit = false;
   let letter = false;
-  while (i > 0 && end - i < MAX_RUN && TOKEN_CHAR.test(text[i - 1]!)) {
+  while (i > 0 && end - i < MAX_RUN && isTokenCode(text.charCodeAt(i - 1))) {
     i -= 1;
     const c = text.charCodeAt(i);
     if (c >= 48 && c <= 57) digit = true;
@@ -360,7 +368,7 @@ function runAfter(text: string, start: number): { length: number; mixed: boolean
   let i = start;
   let digit = false;
   let letter = false;
-  while (i < text.length && i - start < MAX_RUN && TOKEN_CHAR.test(text[i]!)) {
+  while (i < text.length && i - start < MAX_RUN && isTokenCode(text.charCodeAt(i))) {
     const c = text.charCodeAt(i);
     if (c >= 48 && c <= 57) digit = true;
     else if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) letter = true;
@@ -375,13 +383,13 @@ const NON_ASCII = /[^\x00-\x7f]/;
 export function wrapped(text: string): boolean {
   for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', nl + 1)) {
     let before = nl;
-    while (before > 0 && nl - before < 8 && GAP_CHAR.test(text[before - 1]!)) before -= 1;
+    while (before > 0 && nl - before < 8 && isGapCode(text.charCodeAt(before - 1))) before -= 1;
     // An escaped `\n` before the real line break (a JSON string that was wrapped).
     if (text[before - 1] === 'n' && text[before - 2] === '\\') before -= 2;
-    if (before < 8 || !TOKEN_CHAR.test(text[before - 1]!)) continue;
+    if (before < 8 || !isTokenCode(text.charCodeAt(before - 1))) continue;
     let after = nl + 1;
-    while (after < text.length && after - nl < 8 && GAP_CHAR.test(text[after]!)) after += 1;
-    if (after >= text.length || !TOKEN_CHAR.test(text[after]!)) continue;
+    while (after < text.length && after - nl < 8 && isGapCode(text.charCodeAt(after))) after += 1;
+    if (after >= text.length || !isTokenCode(text.charCodeAt(after))) continue;
     const left = runBefore(text, before);
     if (left.length < 8) continue;
     const right = runAfter(text, after);

@@ -95,6 +95,9 @@ function commandProgram(words: readonly string[]): string | null {
  * a traceback or a test report counts only for a program the line runs, so an echoed name cannot pick it.
  */
 function namedByError(message: string, commands: readonly SimpleCommand[]): string | null {
+  // Without a command line only a shell's complaint can name the program, and every form of it ends in
+  // one of MISSING's phrases: a message without any (most failures) is not split into lines at all.
+  if (commands.length === 0 && !MISSING_PHRASES.some((phrase) => message.includes(phrase))) return null;
   const lines = headAndTail(message);
   const programs = commands.map((command) => commandProgram(command.words)).filter((p): p is string => p !== null);
   for (const line of lines) {
@@ -139,6 +142,8 @@ function shellComplaint(name: string, commands: readonly SimpleCommand[], progra
  * found`); a file a shell could not run or open (`bash: ./run.sh: Permission denied`).
  */
 const MISSING = /^(?:\S*\/)?[\w.+-]+: (?:line \d+: )?([^\s:]+): command not found|^(?:\S*\/)?zsh: command not found: (\S+)|^(?:\S*\/)?(?:ba|z|da|k)?sh: (?:line \d+: |\d+: )?(?:exec: )?([^\s:]+): (?:not found$|Permission denied|No such file or directory|cannot execute)/;
+/** A phrase every match of MISSING holds (`command not found` holds `not found`). */
+const MISSING_PHRASES = ['not found', 'Permission denied', 'No such file or directory', 'cannot execute'];
 /** `python: can't open file …`, `cat: x: No such file or directory`, `git: 'x' is not a git command`. */
 const PROGRAM_PREFIX = /^([\w.+-]{1,40}): (?!\/\/)/;
 const PYTEST_REPORT = /^=+ (?:test session starts|FAILURES|ERRORS|short test summary info) =+$|^(?:FAILED|ERROR) \S+::/m;

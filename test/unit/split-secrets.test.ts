@@ -1,6 +1,9 @@
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SplitSecretTracker } from '../../pipeline/ingest/split-secrets.js';
 import { loadSecretRuleSet } from '../../pipeline/safety/secrets-rule-set.js';
+import { redact } from '../../pipeline/safety/redact.js';
+import { endsWithSecret } from '../../pipeline/safety/split-secret.js';
 import type { TelemetryEvent } from '../../pipeline/telemetry/event.js';
 import { body, p } from '../fixtures/attacks/parts.js';
 
@@ -40,5 +43,37 @@ describe('SplitSecretTracker', () => {
     const tracker = new SplitSecretTracker();
     tracker.follow(failure(undefined, `error: key ${token.slice(0, 16)}`));
     expect(tracker.follow(failure(undefined, `error: rest ${token.slice(16)}`)).error_message).toBe('error: rest [REDACTED:secret]');
+  });
+});
+
+describe('endsWithSecret', () => {
+  // The reading before it went by character codes: a regex test per character, and the end pattern alone.
+  const TRAILING = /[\s.,;:)"'\]]/;
+  const TOKEN_CHAR = /[A-Za-z0-9+/=_-]/;
+  const ENDS_REDACTED = /\[REDACTED:[a-z0-9_]+\][\s.,;:)"'\]]*$/;
+  function reference(text: string): boolean {
+    if (ENDS_REDACTED.test(text.length > 600 ? text.slice(-600) : text)) return true;
+    let end = text.length;
+    while (end > 0 && TRAILING.test(text[end - 1]!)) end -= 1;
+    let start = end;
+    while (start > 0 && end - start < 400 && TOKEN_CHAR.test(text[start - 1]!)) start -= 1;
+    const run = text.slice(start, end);
+    if (run.length < 8 || !(/[A-Za-z]/.test(run) && (/\d/.test(run) || (/[a-z]/.test(run) && /[A-Z]/.test(run))))) return false;
+    return ENDS_REDACTED.test(redact(text.slice(Math.max(text.lastIndexOf('\n') + 1, text.length - 2000))));
+  }
+
+  it('reads a text as the per-character patterns did (Unicode spaces, surrogates, markers, tokens)', () => {
+    const piece = fc.oneof(
+      fc.constantFrom(' ', '\t', '\n', '\u00a0', '\u2028', '\u3000', '\ufeff', '\ud83d', '\ude00', '.', ',', ';', ':', ')', '"', "'", ']', '[', '>', '@', '%'),
+      fc.constantFrom('[REDACTED:secret]', '[REDACTED:github_token]', 'error: ', token, 'a1B2c3D4e5', 'AbCdEfGhIjKl', 'plainwords', '=', '/', '+', '_', '-'),
+      fc.string({ unit: fc.constantFrom(...'aZ09+/=_-xQ'), maxLength: 30 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (parts) => {
+        const text = parts.join('');
+        expect(endsWithSecret(text)).toBe(reference(text));
+      }),
+      { numRuns: 2000, seed: 20_261_127 },
+    );
   });
 });

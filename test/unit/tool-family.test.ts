@@ -47,6 +47,23 @@ describe('toolFamily: one family per underlying program', () => {
     expect(toolFamily('Bash', "echo 'cd x && pytest' > notes.txt")).toBe('echo');
   });
 
+  it('without a command line, only a shell complaint names the program; any other text leaves the tool', () => {
+    // The complaint's every form (the fast path skips texts holding none of its phrases).
+    const named: [string, string][] = [
+      ['bash: line 1: pytest: command not found', 'pytest'],
+      ['zsh: command not found: rg', 'rg'],
+      ['sh: 1: yq: not found', 'yq'],
+      ['bash: ./run.sh: Permission denied', 'run.sh'],
+      ['bash: run.sh: No such file or directory', 'run.sh'],
+      ['bash: foo: cannot execute binary file', 'foo'],
+      ['Exit code 127\n/usr/bin/bash: line 3: jq: command not found', 'jq'],
+    ];
+    for (const [message, family] of named) expect(toolFamily('Bash', undefined, message)).toBe(family);
+    for (const message of ['Exit code 1\nTypeError: x is not a function', 'cat: x: No such file or directory', 'npm error code 1\nnpm error command failed', 'error: not found anywhere']) {
+      expect(toolFamily('Bash', undefined, message)).toBe('Bash');
+    }
+  });
+
   it('the command that failed, named by the error text, wins over the last one', () => {
     expect(toolFamily('Bash', 'cd a; pytest -q', 'bash: line 1: pytest: command not found')).toBe('pytest');
     expect(toolFamily('Bash', 'rm -rf build && bash run.sh', 'bash: line 1: foo: command not found')).toBe('foo');
