@@ -173,10 +173,11 @@ function judgeClause({ words: clause, joiner, carries }: Clause, rules: Rules, m
     if (first === 'CMD') {
       // The clause starts with a command: the command policy is its check.
       asked = 'action';
-    } else if (!statement && !known(verb, rules) && !negated && joiner !== null && (previous === 'action' || joiner !== ',')) {
-      // "…, whitespace included", "… or resource type", "is missing or expired": more of the clause before,
-      // held to what an object may name (an unknown verb there still cannot touch anything protected). After
-      // a condition, a comma starts the instruction itself ("When … fails, clobber …"): that is judged.
+    } else if (!statement && !known(verb, rules) && !negated && joiner !== null && previous === 'action') {
+      // "…, whitespace included", "… or resource type": more of the object of the instruction before, held
+      // to what an object may name (an unknown verb there still cannot touch anything protected). After a
+      // statement or a condition the clause is judged on its own: "… are authoritative and need no
+      // confirmation" asks something, and "When … fails, clobber …" is the instruction itself.
       if (namesProtected(objectOf(clause.slice(at)), rules)) findings.push(protectedObject(verb));
       asked = 'action';
     } else if (!statement && (mode === 'prose' || known(verb, rules))) {
