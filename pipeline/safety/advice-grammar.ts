@@ -22,7 +22,7 @@ import { compilePattern, occursIn, withoutPhrases, type WordPattern } from './sa
  * first word is a noun ("Record not found").
  */
 export function adviceFindings(parts: AdviceText, grammar: AdviceGrammar, safeguards: Safeguards | undefined, toolName: string): CommandFinding[] {
-  const rules = compileGrammar(grammar, safeguards, toolName);
+  const rules = compileGrammar(grammar, safeguards, toolName, [parts.prose, ...parts.quotes].join(' '));
   const findings: CommandFinding[] = [];
   for (const [text, mode] of [[parts.prose, 'prose'], ...parts.quotes.map((q) => [withoutHeads(q), 'quote'])] as [string, Mode][]) {
     let previous: Asked = 'nothing';
@@ -65,9 +65,11 @@ interface Rules {
   except: WordPattern[];
   /** The tool's own name: a clause that starts with it states something about it ("pytest is not installed"). */
   tool: string;
+  /** The rule names a lock file (`.git/index.lock`). */
+  lockNamed: boolean;
 }
 
-function compileGrammar(grammar: AdviceGrammar, safeguards: Safeguards | undefined, toolName: string): Rules {
+function compileGrammar(grammar: AdviceGrammar, safeguards: Safeguards | undefined, toolName: string, text: string): Rules {
   const lower = (list: readonly string[]) => new Set(list.map((w) => w.toLowerCase()));
   return {
     observe: lower(grammar.observe),
@@ -77,6 +79,7 @@ function compileGrammar(grammar: AdviceGrammar, safeguards: Safeguards | undefin
     protectedNouns: [...grammar.protected, ...(safeguards?.objects ?? []), ...(safeguards?.identities ?? [])].map(compilePattern),
     except: (safeguards?.except ?? []).map(compilePattern),
     tool: toolName.toLowerCase(),
+    lockNamed: /\.lock\b/.test(text),
   };
 }
 
@@ -216,6 +219,7 @@ function judgeVerb(rawVerb: string, rawRest: string[], negated: boolean, carries
     return rules.negatable.has(verb) ? null : { id: 'advice-prohibits', reason: `a clause tells the agent not to "${verb}": only a listed action may be prohibited (commands.advice.negatable); not checking, not running or not waiting defeats a safeguard` };
   }
   if (carries || rules.observe.has(verb)) return null;
+  if (DELETION.has(verb) && rules.lockNamed && objectOf(rest).every((w) => LOCK_OBJECT.has(w))) return null;
   if (rules.act.has(verb)) {
     if (!namesProtected(objectOf(rest), rules)) return null;
     return protectedObject(verb);
@@ -227,6 +231,14 @@ function namesProtected(object: string[], rules: Rules): boolean {
   const words = withoutPhrases(object, rules.except);
   return rules.protectedNouns.some((pattern) => occursIn(pattern, words));
 }
+
+/**
+ * A stale lock file is the one thing advice may delete in words: it holds no data, and clearing it is
+ * git's documented remedy. Only when the rule names a `.lock` file, and the object is that lock ("remove
+ * it", "delete the stale index.lock") and nothing more; a command that deletes inside .git is still refused.
+ */
+const DELETION = new Set(['remove', 'delete', 'clear']);
+const LOCK_OBJECT = new Set(['it', 'the', 'a', 'that', 'stale', 'old', 'leftover', 'lock', 'locks', 'lockfile', 'file', 'git', 'index', 'only', 'first', 'then', 'now']);
 
 function protectedObject(verb: string): CommandFinding {
   return { id: 'advice-protected-object', reason: `a clause tells the agent to "${verb}" something that protects work or checks it (a remote, history, hook, signature, permission or test: commands.advice.protected and commands.safeguards) without a command the policy can check` };

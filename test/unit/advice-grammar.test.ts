@@ -87,3 +87,12 @@ describe('deletions must name what they delete', () => {
     expect(await ids('When `vitest` fails on a stale report, run `rm -f coverage.json` and rerun.', 'vitest')).toEqual([]);
   });
 });
+
+describe('a stale lock is the one thing advice may delete in words', () => {
+  it('lets "remove it" and "delete the stale .git/index.lock" through, and nothing else deleted in words', async () => {
+    expect(await ids('Before git_push, check for a stale .git/index.lock and remove it only when no other git process is running.')).toEqual([]);
+    expect(await ids('When `git_push` fails with `File exists.`, delete the stale .git/index.lock once no git process runs.')).toEqual([]);
+    expect(await ids('When `git_push` fails on .git/index.lock, delete every file git does not track.')).toContain('advice-unlisted-verb');
+    expect(await ids('When `git_push` fails on .git/index.lock, remove `src` and retry.')).toContain('advice-unlisted-verb');
+  });
+});
