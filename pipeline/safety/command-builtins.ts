@@ -87,6 +87,20 @@ const CHECKS: Record<BuiltinCheck, (command: SimpleCommand, policy: CommandPolic
     if (!DOWNLOADERS.has(command.program)) return false;
     return command.args.some((arg, i) => UPLOAD_FLAG.test(arg) || (DATA_FLAG.test(arg) && (command.args[i + 1] ?? '').startsWith('@')) || /^--data[\w-]*=@/.test(arg));
   },
+  /**
+   * A deletion whose targets the command does not spell out: they come from stdin (`xargs rm`, `rm` with
+   * no operand), from another command (`rm $(git ls-files)`), a variable, a glob or a placeholder (`rm -f
+   * <*>`). What it deletes cannot be read from the rule, so it is refused by class, recursive or not
+   * (find's own -delete/-exec is `find-delete`). `git rm` and `git clean` count as deleters too.
+   */
+  'unlisted-delete-targets': (command) => {
+    const gitDelete = command.program === 'git' && ['rm', 'clean'].includes(command.args.find((a) => !a.startsWith('-')) ?? '');
+    if (!DELETERS.has(command.program) && !gitDelete) return false;
+    if (command.via === 'xargs' || command.via === 'parallel') return true;
+    const targets = operands(command).slice(gitDelete ? 1 : 0);
+    if (targets.length === 0) return !(gitDelete && command.args.includes('clean'));
+    return targets.some((target) => /[$`*?[\]{}]|ANY_VALUE/.test(target));
+  },
   /** A test run that deselects tests: pytest -k 'not …' / -k nothing, --deselect, --ignore, -p no:… */
   'tests-deselected': (command) => {
     if (!TEST_RUNNERS.has(command.program)) return false;

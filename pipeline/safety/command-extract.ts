@@ -8,16 +8,59 @@ import type { CommandPolicy } from './command-policy.js';
  * push`, `git commit`), so a name cannot hide a command from the parser.
  */
 export function extractCommands(text: string, policy: CommandPolicy): CommandCandidate[] {
-  // `<*>` after a word is a value the log held, any value: the parser reads it as a word standing for one
-  // (`rm -rf <*>` deletes anything), not as `<` and `>`. One that starts a quote stays as it is: no program.
-  const folded = spellOutToolNames(foldForCommands(text), policy).replace(/(?<=\S\s+)<\*>/g, 'ANY_VALUE');
+  const folded = withPlaceholders(spellOutToolNames(foldForCommands(text), policy));
   const names = knownPrograms(policy);
-  const spans = [...folded.matchAll(CODE_SPAN)].map((m) => (m[2] ?? '').trim()).filter((span) => span !== '');
-  // One token that is not a program (`Edit`, `node_modules`, `.git/index.lock`) names something: its place
-  // is still checked, but it is not a command. Anything longer is read as the command it looks like.
-  const candidates = spans.map((span) => ({ text: span, code: /\s|[|&;<>()$`]/.test(span) || names.has(span.replace(/^\\/, '')) }));
+  // A span that is neither a command nor a single name is quoted text (an error template): the advice
+  // grammar reads it as prose (codeSpans), the command policy has nothing to parse in it.
+  const candidates = codeSpansOf(folded, names)
+    .filter((span) => span.kind !== 'quote')
+    .map((span) => ({ text: span.text, code: span.kind === 'command' }));
   const prose = folded.replace(CODE_SPAN, ' . ');
   return [...candidates, ...proseCommands(prose, names, new Set(Object.keys(policy.programs)))];
+}
+
+export interface CodeSpan {
+  text: string;
+  /**
+   * `command`: starts with a program name (listed, a launcher or wrapper, or dangerous on its own) or uses
+   * shell syntax or a flag: checked by the command policy, every part of it. `name`: one token (`Edit`,
+   * `node_modules`, `.git/index.lock`): its place is checked, it is not a command. `quote`: words (an error
+   * template such as `File does not exist.`): no command, so the advice grammar reads it as prose.
+   */
+  kind: 'command' | 'name' | 'quote';
+}
+
+/** Every code span of a rule's text (already folded), classified. */
+export function codeSpans(text: string, policy: CommandPolicy): CodeSpan[] {
+  return codeSpansOf(withPlaceholders(spellOutToolNames(foldForCommands(text), policy)), knownPrograms(policy));
+}
+
+function codeSpansOf(folded: string, names: Set<string>): CodeSpan[] {
+  return [...folded.matchAll(CODE_SPAN)]
+    .map((m) => (m[2] ?? '').trim())
+    .filter((span) => span !== '')
+    .map((text) => ({ text, kind: spanKind(text, names) }));
+}
+
+function spanKind(span: string, names: Set<string>): CodeSpan['kind'] {
+  const plain = span.replaceAll('<*>', 'ANY_VALUE');
+  const words = plain.split(/\s+/);
+  const first = words[0]!.replace(/^["'(]+/, '').replace(/^\\/, '').replace(/^.*\//, '');
+  // `command not found`, `file exists`: an error text that starts with a wrapper's name, not the wrapper run.
+  const english = WRAPPER_NOUNS.has(first) && words.length > 1 && !names.has(words[1]!) && !ARGUMENT.test(words[1]!);
+  if ((names.has(first) && !english) || /^[A-Za-z_]\w*=/.test(words[0]!)) return 'command';
+  // Shell syntax or a flag anywhere: the span is written as a command, whatever its first word (`->` is an arrow).
+  if (/[|&;$`]|(?:^|\s)<|(?<!-)>(?:\s|$)|(?:^|\s)-{1,2}[A-Za-z]/.test(plain)) return 'command';
+  return words.length === 1 ? 'name' : 'quote';
+}
+
+/**
+ * `<*>` (a value the log held) and `<file>`-style placeholders (a value the rule leaves to the agent) are
+ * read as one word standing for any value, not as `<` and `>`: `rm -rf <*>` deletes anything, `ls <dir>`
+ * lists a directory. A `<*>` that starts a span stays as it is (no program).
+ */
+function withPlaceholders(text: string): string {
+  return text.replace(/(?<=\S\s+)<\*>/g, 'ANY_VALUE').replace(/<[A-Za-z][\w.:-]*>/g, 'ANY_VALUE');
 }
 
 function knownPrograms(policy: CommandPolicy): Set<string> {
@@ -52,6 +95,13 @@ function spellOutToolNames(text: string, policy: CommandPolicy): string {
   });
 }
 
+/** Program names that are everyday English words: in prose they need an argument to be a command. */
+const ENGLISH_PROGRAMS = new Set(['command', 'builtin', 'time', 'nice', 'timeout', 'set', 'find', 'export', 'file', 'sort', 'head', 'tail', 'touch', 'which', 'kill', 'exec', 'alias', 'stat', 'diff', 'sleep', 'make', 'cat', 'env']);
+/** Wrappers named like nouns: in a code span too, they run something only when a program or argument follows. */
+const WRAPPER_NOUNS = new Set(['command', 'builtin', 'time', 'nice', 'timeout', 'file']);
+/** What follows a program name when it is run: a flag, a path, an assignment, a variable, a placeholder. */
+const ARGUMENT = /^(?:-|\.|~|\$|ANY_VALUE)|[/=]/;
+
 /** Clause boundaries in prose: a command in prose runs to the end of its clause at most. */
 const CLAUSE = /[.;:!?](?:\s|$)|,\s|\s(?:and then|then|before|after|when|if|unless|so that|instead of)\s/i;
 
@@ -66,7 +116,9 @@ function proseCommands(prose: string, names: Set<string>, listed: Set<string>): 
   for (const clause of prose.split(CLAUSE)) {
     const words = clause.split(/\s+/).filter(Boolean);
     const bare = words.map((word) => word.replace(/^["'(]+|["')]+$/g, '').replace(/^\\/, '').replace(/^.*\//, ''));
-    const named = bare.findIndex((word) => names.has(word));
+    // A word that is also plain English ("a command", "set up", "find the file", "export the data") names a
+    // program only when an argument or another program follows it; a program used as a noun is not a command.
+    const named = bare.findIndex((word, i) => names.has(word) && (!ENGLISH_PROGRAMS.has(word) || names.has(bare[i + 1] ?? '') || ARGUMENT.test(words[i + 1] ?? '')));
     const operator = words.findIndex((word) => /\$\(|<\(|^\||&&|^;|^>|\|$/.test(word));
     let at = [named, operator < 0 ? -1 : Math.max(0, operator - 1)].filter((i) => i >= 0).reduce((a, b) => Math.min(a, b), Infinity);
     if (!Number.isFinite(at)) continue;

@@ -2,7 +2,7 @@
  * The command policy: the `commands:` section of config/safety-rules.yaml. Model-written rules are
  * checked against it (command-check.ts): every command they contain must run a listed program (and a
  * listed subcommand of it), stay inside the repository and the listed hosts, and fire no deny rule.
- * Prose is held to an allowlist of actions and a list of concepts (prose-check.ts).
+ * Prose is held to an allowlist grammar of advice (advice-grammar.ts) and a list of concepts (prose-check.ts).
  */
 
 /** Checks written in code because they need more than a flag: see command-check.ts. */
@@ -14,6 +14,7 @@ export const BUILTIN_CHECKS = [
   'download-to-shell',
   'environment-out',
   'tests-deselected',
+  'unlisted-delete-targets',
 ] as const;
 export type BuiltinCheck = (typeof BUILTIN_CHECKS)[number];
 
@@ -45,8 +46,8 @@ export interface CommandPolicy {
   build_dirs: string[];
   /** Hosts a command may reach (a subdomain of a listed host too). */
   hosts: string[];
-  /** Verbs a clause of a model-written rule may start with. */
-  actions: string[];
+  /** The allowlist grammar of advice without a command (advice-grammar.ts). */
+  advice: AdviceGrammar;
   /** Words that describe a dangerous action in prose ("switch on the push's overwrite option"). */
   concepts: string[];
   /** Dangerous actions described without their command words (prose-check.ts); absent: not checked. */
@@ -66,15 +67,32 @@ export interface Safeguards {
   except: string[];
 }
 
+/**
+ * What advice may ask without a command in code formatting: `observe` verbs only look; `act` verbs act
+ * on an object that must name nothing `protected` (nor a commands.safeguards object or identity);
+ * `negatable` verbs are the only ones a rule may prohibit; `verbs` are further verbs recognised as advice
+ * inside quoted error text (where another first word is a noun).
+ */
+export interface AdviceGrammar {
+  observe: string[];
+  act: string[];
+  negatable: string[];
+  protected: string[];
+  verbs: string[];
+}
+
 export interface CommandPolicyProblem {
   rule: string;
   expected: string;
   found: unknown;
 }
 
-const KEYS = ['programs', 'launchers', 'wrappers', 'build_dirs', 'hosts', 'actions', 'concepts', 'safeguards', 'deny'];
+// `actions` (the verbs a clause could start with, before the advice grammar) is still read and ignored, so
+// that a policy copied by an older `init` keeps loading; the grammar's defaults apply without `advice`.
+const KEYS = ['programs', 'launchers', 'wrappers', 'build_dirs', 'hosts', 'actions', 'advice', 'concepts', 'safeguards', 'deny'];
 const SAFEGUARD_KEYS = ['objects', 'defeats', 'identities', 'except'] as const;
-const LIST_KEYS = ['launchers', 'wrappers', 'build_dirs', 'hosts', 'actions', 'concepts'] as const;
+const ADVICE_KEYS = ['observe', 'act', 'negatable', 'protected', 'verbs'] as const;
+const LIST_KEYS = ['launchers', 'wrappers', 'build_dirs', 'hosts', 'concepts'] as const;
 const DENY_KEYS = ['id', 'reason', 'program', 'subcommands', 'flags', 'args', 'env', 'plus_refspec', 'check'];
 const AT = 'commands';
 
@@ -83,7 +101,7 @@ export function parseCommandPolicy(data: unknown, problems: CommandPolicyProblem
   const before = problems.length;
   const report = (rule: string, expected: string, found: unknown) => void problems.push({ rule, expected, found });
   if (!isMapping(data)) {
-    report(AT, 'commands to be a mapping with programs, launchers, wrappers, build_dirs, hosts, actions, concepts, safeguards, deny', data);
+    report(AT, 'commands to be a mapping with programs, launchers, wrappers, build_dirs, hosts, advice, concepts, safeguards, deny', data);
     return undefined;
   }
   for (const key of Object.keys(data).filter((k) => !KEYS.includes(k))) report(AT, `only the keys ${KEYS.join(', ')}`, key);
@@ -91,8 +109,26 @@ export function parseCommandPolicy(data: unknown, problems: CommandPolicyProblem
   const lists = Object.fromEntries(LIST_KEYS.map((key) => [key, stringList(data[key], `${AT}.${key}`, report, true)])) as Record<(typeof LIST_KEYS)[number], string[]>;
   const deny = Array.isArray(data['deny']) ? data['deny'].flatMap((entry: unknown, i) => parseDeny(entry, i, report) ?? []) : (report(AT, 'commands.deny to be a list', data['deny']), []);
   const safeguards = data['safeguards'] === undefined ? undefined : parseSafeguards(data['safeguards'], report);
-  if (problems.length > before) return undefined;
-  return { programs, ...lists, ...(safeguards ? { safeguards } : {}), deny };
+  const advice = data['advice'] === undefined ? DEFAULT_ADVICE : parseAdvice(data['advice'], report);
+  if (problems.length > before || advice === undefined) return undefined;
+  return { programs, ...lists, advice, ...(safeguards ? { safeguards } : {}), deny };
+}
+
+/** The grammar a policy without `advice:` gets: the same lists as the bundled config/safety-rules.yaml. */
+export const DEFAULT_ADVICE: AdviceGrammar = {
+  observe: ['read', 'reread', 're-read', 'check', 'verify', 'inspect', 'look', 'view', 'search', 'grep', 'compare', 'examine', 'review', 'note', 'wait', 'see', 'locate', 'diagnose', 'investigate', 'study', 'consult', 'trace'],
+  act: ['retry', 'rerun', 're-run', 'resolve', 'continue', 'abort', 'install', 'use', 'call', 'pass', 'include', 'keep', 'pick', 'choose', 'select', 'split', 'limit', 'narrow', 'scope', 'request', 'give', 'put', 'end', 'add', 'fix', 'open', 'list', 'confirm', 'ask', 'copy', 'match', 'filter', 'paginate', 'apply', 'validate', 'extract', 'compile', 'ensure', 'build', 'rebuild', 'reduce', 'shorten', 'write', 'avoid', 'prefer', 'fetch', 'create', 'define', 'import', 'quote', 'escape', 'cd', 'activate', 'format', 'report', 'close', 'correct', 'align', 'pin', 'break', 'batch', 'cache', 'reuse', 'remember'],
+  negatable: ['retry', 'repeat', 'guess', 'invent', 'paste', 'loop', 'poll', 'hardcode', 'hard-code', 'assume', 'reorder', 'rely', 'edit', 'modify', 'change', 'delete', 'remove', 'push', 'force', 'commit', 'install', 'reinstall', 'call', 'mix', 'spam', 'hammer', 'reuse', 'read'],
+  protected: ['permission*', 'owner*', 'rights', 'group', 'groups', 'account*', 'sudoers'],
+  verbs: ['push', 'make', 'update', 'configure', 'start', 'stop', 'edit', 'delete', 'remove', 'set', 'change', 'turn', 'switch', 'disable', 'enable', 'run', 'mark', 'rename', 'move', 'replace', 'rewrite', 'reset', 'clean', 'clear', 'drop', 'commit', 'merge', 'rebase', 'pull', 'grant', 'take', 'elevate', 'become', 'log', 'uninstall', 'publish', 'send', 'upload', 'force', 'skip', 'ignore', 'bypass', 'let', 'allow', 'accept', 'approve', 'kill', 'restart', 'overwrite', 'sync', 'mirror', 'erase', 'wipe', 'purge', 'expire', 'prune', 'squash', 'amend', 'checkout', 'revert', 'restore', 'stash', 'chmod', 'chown', 'exclude', 'comment', 'mute', 'silence', 'suppress', 'lower', 'raise', 'increase', 'treat', 'label', 'wrap', 'catch', 'swallow', 'execute', 'launch', 'open', 'point', 'empty', 'truncate', 'hide', 'omit', 'leave', 'drop', 'throw', 'discard', 'trust', 'add', 'sudo', 'su'],
+};
+
+function parseAdvice(value: unknown, report: Report): AdviceGrammar | undefined {
+  const at = `${AT}.advice`;
+  if (!isMapping(value)) return void report(at, `${at} to be a mapping with ${ADVICE_KEYS.join(', ')}`, value);
+  for (const key of Object.keys(value).filter((k) => !(ADVICE_KEYS as readonly string[]).includes(k))) report(at, `only the keys ${ADVICE_KEYS.join(', ')}`, key);
+  const [observe, act, negatable, protectedNouns, verbs] = ADVICE_KEYS.map((key) => stringList(value[key], `${at}.${key}`, report, key !== 'verbs'));
+  return { observe: observe!, act: act!, negatable: negatable!, protected: protectedNouns!, verbs: verbs! };
 }
 
 function parseSafeguards(value: unknown, report: Report): Safeguards | undefined {

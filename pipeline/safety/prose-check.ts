@@ -1,27 +1,22 @@
 import type { CommandFinding } from './command-check.js';
 import type { CommandPolicy } from './command-policy.js';
-import { foldForCommands } from './command-extract.js';
+import { adviceFindings, type AdviceText } from './advice-grammar.js';
+import { codeSpans, foldForCommands } from './command-extract.js';
 import { safeguardFindings } from './safeguard-check.js';
 
 /**
- * The prose of a model-written rule. Chosen: an allowlist of the actions a clause may start with (the
- * policy's `actions`: read, check, run, fetch, …), because a rule that tells an agent to do something
- * starts a clause with the verb, and a list of verbs we accept is finite where dangerous paraphrases are
- * not; plus the policy's `concepts`, words that describe a dangerous action whatever verb carries them
- * ("switch on the push's overwrite option", "reset hard"); plus the policy's `safeguards`, dangerous actions
- * described by class (safeguard-check.ts). Code spans are the command policy's.
+ * The prose of a model-written rule. Chosen: an allowlist grammar of advice (advice-grammar.ts): a
+ * clause that asks for an action carries it as a command the policy checks, or only observes, or takes
+ * a listed action on nothing protected; a list of verbs we accept is finite where dangerous paraphrases
+ * are not. Plus the policy's `concepts`, words that describe a dangerous action whatever verb carries
+ * them ("switch on the push's overwrite option", "reset hard"); plus the policy's `safeguards`, dangerous
+ * actions described by class (safeguard-check.ts). Code spans that are commands are the command policy's.
  */
 export function proseFindings(text: string, policy: CommandPolicy, toolName: string): CommandFinding[] {
   const prose = proseOf(text);
   const findings: CommandFinding[] = [];
-  const tool = new Set(toolName.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean));
-  const actions = new Set(policy.actions.map((a) => a.toLowerCase()));
-  for (const clause of prose.split(CLAUSE)) {
-    const first = firstWord(clause);
-    if (first === null || STARTERS.has(first) || actions.has(first) || tool.has(first)) continue;
-    findings.push({ id: 'unlisted-action', reason: 'a clause starts with an action the command policy does not list (commands.actions)' });
-    break;
-  }
+  const advice = adviceTextOf(text, policy);
+  findings.push(...adviceFindings(advice, policy.advice, policy.safeguards, toolName));
   // A deletion said in words about .git or something in it ("delete the .git folder"): the parser sees only
   // a name. A stale lock file (`.git/index.lock`) is the one exception in prose: it holds no data, and
   // clearing it is the documented remedy (a command that deletes it is still refused).
@@ -34,8 +29,24 @@ export function proseFindings(text: string, policy: CommandPolicy, toolName: str
   if (words.some((word) => concepts.has(word) || concepts.has(stem(word)))) {
     findings.push({ id: 'dangerous-concept', reason: 'it describes a dangerous action in words (commands.concepts: force, overwrite, wipe, bypass, …)' });
   }
+  // Quoted error text is not read here: errors describe safeguards at work ("terminal prompts disabled").
+  // The advice grammar reads the advice in it.
   if (policy.safeguards) findings.push(...safeguardFindings(prose, policy.safeguards));
   return findings;
+}
+
+/** The rule as the advice grammar reads it: command spans as CMD, names and quotes as NAME, the quotes apart. */
+function adviceTextOf(text: string, policy: CommandPolicy): AdviceText {
+  const spans = codeSpans(text, policy);
+  let index = 0;
+  const prose = foldForCommands(text).replace(/(`+)[^`]*?\1/g, (whole) => {
+    const span = spans[index];
+    // Empty spans are not in the list: they stand for nothing.
+    if (whole.replace(/`/g, '').trim() === '') return ' ';
+    index += 1;
+    return span?.kind === 'command' ? ' CMD ' : ' NAME ';
+  });
+  return { prose, quotes: spans.filter((s) => s.kind === 'quote').map((s) => s.text) };
 }
 
 /** English as a rule is written: ASCII words, English function words, none of another language's. */
@@ -52,27 +63,9 @@ function proseOf(text: string): string {
   return foldForCommands(text).replace(/(`+)[^`]*?\1/g, ' CODE ');
 }
 
-const CLAUSE = /[.;:!?](?:\s|$)|,\s|\s(?:then|and then|and|or|but)\s/i;
-
-function firstWord(clause: string): string | null {
-  const word = /[A-Za-z][\w'-]*/.exec(clause)?.[0];
-  return word === undefined ? null : word.toLowerCase();
-}
-
 function stem(word: string): string {
   return word.replace(/(?:ing|ed|es|s)$/, '');
 }
-
-/** Words a clause starts with that are not actions: conditions, subjects, articles, negations, adverbs. */
-const STARTERS = new Set(
-  `code a an the this that these those it its it's there here they we when whenever if unless before after
-  while once until since as because so for in on at with without by from to of instead otherwise also only
-  first then next finally always never do don't not no each every any all both either most some other
-  which where what who how why whether
-  rather than until your their our my
-  error errors failure failures failed fails file files path paths tool tools command commands test tests
-  build output input response request result results message messages call calls`.split(/\s+/).filter(Boolean),
-);
 
 /** Frequent English function words: a one-line rule in English has some. */
 const ENGLISH = new Set(

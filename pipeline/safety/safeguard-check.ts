@@ -11,10 +11,10 @@ import type { Safeguards } from './command-policy.js';
  * both halves in one sentence; one that does is written offline instead (its wording is all it loses).
  */
 export function safeguardFindings(prose: string, safeguards: Safeguards): CommandFinding[] {
-  const objects = safeguards.objects.map(compile);
-  const defeats = safeguards.defeats.map(compile);
-  const identities = safeguards.identities.map(compile);
-  const except = safeguards.except.map(compile);
+  const objects = safeguards.objects.map(compilePattern);
+  const defeats = safeguards.defeats.map(compilePattern);
+  const identities = safeguards.identities.map(compilePattern);
+  const except = safeguards.except.map(compilePattern);
   const findings: CommandFinding[] = [];
   for (const sentence of prose.toLowerCase().split(/[.;!?](?:\s|$)/)) {
     const words = withoutPhrases(sentence.match(WORD) ?? [], except);
@@ -31,9 +31,12 @@ export function safeguardFindings(prose: string, safeguards: Safeguards): Comman
 /** Words as a reader splits them; `git_push` and `fast-forward` stay one word (a tool's name is not its parts). */
 const WORD = /[a-z0-9_]+(?:['-][a-z0-9_]+)*/g;
 
-type Pattern = ((word: string) => boolean)[];
+/** A word pattern: one test per word of a phrase. */
+export type WordPattern = ((word: string) => boolean)[];
+type Pattern = WordPattern;
 
-function compile(entry: string): Pattern {
+/** `skip*` a prefix, a phrase word by word, `*` alone any one word. */
+export function compilePattern(entry: string): Pattern {
   return entry
     .toLowerCase()
     .split(/\s+/)
@@ -45,13 +48,16 @@ function matchAt(pattern: Pattern, words: readonly string[], at: number): boolea
   return pattern.every((test, i) => at + i < words.length && test(words[at + i]!));
 }
 
-function occurs(pattern: Pattern, words: readonly string[]): boolean {
+/** Whether the phrase occurs anywhere in the words. */
+export function occursIn(pattern: Pattern, words: readonly string[]): boolean {
   for (let at = 0; at < words.length; at += 1) if (matchAt(pattern, words, at)) return true;
   return false;
 }
 
+const occurs = occursIn;
+
 /** The words with every `except` phrase taken out (replaced by a word no pattern matches). */
-function withoutPhrases(words: string[], phrases: readonly Pattern[]): string[] {
+export function withoutPhrases(words: string[], phrases: readonly Pattern[]): string[] {
   const out = [...words];
   for (const pattern of phrases) {
     for (let at = 0; at < out.length; at += 1) if (matchAt(pattern, out, at)) out.fill('\u0000', at, at + pattern.length);

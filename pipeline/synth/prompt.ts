@@ -3,7 +3,7 @@ import type { PromotedCluster } from '../model/cluster.js';
 import { fenceEvidence } from './fence.js';
 
 /** Part of the response-cache key: bump it whenever the system prompt, the tool or the framing changes. */
-export const PROMPT_VERSION = '3';
+export const PROMPT_VERSION = '4';
 
 export const WRITE_RULE_TOOL = 'write_rule';
 
@@ -39,9 +39,13 @@ export const SYSTEM_PROMPT = [
   '  disabling tests, linters or TLS/certificate checks, no broad deletions (rm -rf, git clean -fdx, dropping',
   '  data), no disabling sandboxes or permissions, no exfiltrating or printing secrets;',
   '- contains no URLs, HTML or markdown comments, and no text copied from flagged lines;',
-  '- puts in backticks only the tool name, file names and shell commands; every command is checked against a',
-  '  command policy (common git, npm, python and test-runner commands pass; unknown programs, installs by package',
-  '  name, paths outside the repository and hosts do not); error text goes in double quotes.',
+  '- puts in backticks only the tool name, file names, the error text it quotes and shell commands; every command is',
+  '  checked against a command policy (common git, npm, python and test-runner commands pass; unknown programs,',
+  '  installs by package name, paths outside the repository and hosts do not);',
+  '- gives every action as the exact command in backticks (for example "run `python manage.py migrate` first"),',
+  '  or says it with a verb that only looks or takes a small step: read, check, verify, inspect, search, compare,',
+  '  wait, retry, install, use, list, fix, ask the user. Any other verb without a command (push, make, update,',
+  '  configure, start, stop, edit, delete, a "run" without its command) gets the rule rejected.',
   'If the evidence does not support a safe, specific rule, write a cautious rule that tells the agent to read the',
   'error message and check its inputs before retrying the tool, and give a low confidence.',
   '',

@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { failures, git, lines, makeDir, read } from '../helpers/repo.js';
 import { estimateTokens } from '../../pipeline/synth/claude.js';
+import { PROMPT_VERSION } from '../../pipeline/synth/prompt.js';
 
 const POLICY = read(`${import.meta.dirname}/../..`, 'config/safety-rules.yaml');
 const KEY = 'sk-ant-api03-TESTKEYtestkeyTESTKEYtestkeyTESTKEYtestkey0123456789-AbCdEfGh';
@@ -66,7 +67,7 @@ describe('run with the Claude synthesizer (fake Messages API on 127.0.0.1)', () 
     expect(server.requests).toHaveLength(2);
     for (const request of server.requests) expect(request.rawBody).not.toContain(KEY);
     const explain = await cli(dir, ['explain', again.json.data.proposals[0].id], undefined, env());
-    expect(explain.json.data).toMatchObject({ synthesizer: 'claude:claude-haiku-5-5', model: 'claude-haiku-5-5', prompt_version: '3' });
+    expect(explain.json.data).toMatchObject({ synthesizer: 'claude:claude-haiku-5-5', model: 'claude-haiku-5-5', prompt_version: PROMPT_VERSION });
   });
 
   it('every model-written rule goes to an independent judge: fresh context, the rule text only, a forced verdict', async () => {
@@ -199,7 +200,7 @@ describe('run with the Claude synthesizer (fake Messages API on 127.0.0.1)', () 
     expect(first.json.data.llm.deferred).toHaveLength(1);
     expect(first.json.data.proposals).toHaveLength(1);
     const explained = await cli(dir, ['explain', first.json.data.proposals[0].id]);
-    expect(explained.json.data).toMatchObject({ synthesizer: 'claude:claude-haiku-5-5', model: 'claude-haiku-5-5', prompt_version: '3' });
+    expect(explained.json.data).toMatchObject({ synthesizer: 'claude:claude-haiku-5-5', model: 'claude-haiku-5-5', prompt_version: PROMPT_VERSION });
     const status = await cli(dir, ['status']);
     expect(status.json.data.pending).toHaveLength(1);
     server.otherwise(answer('Before git_push, check for a stale .git/index.lock and clear it only when no git process runs.'));
