@@ -36,7 +36,7 @@ const CLI_ENTRY = 'dist/pipeline/cli/main.js';
 const CLI_BIN = 'dist/pipeline/cli/main.cjs';
 /** Every command but the hook: a CommonJS bundle of tsc's cli-main.js (which stays as tsc wrote it). */
 const CLI_MAIN = 'dist/pipeline/cli/cli-main.cjs';
-/** Loaded on demand only (an API key, a commit, a settings file), and large: left to Node to load. */
+/** Loaded on demand only (an API key, a commit, a settings file), and large: left to Node to load (yaml is bundled into cli-main.cjs). */
 const EXTERNAL = ['@anthropic-ai/sdk', 'simple-git', 'yaml', '@huggingface/transformers', '@ericcornelissen/bash-parser'];
 /** The executable's two halves: bundled on their own, loaded by main.js by their path. */
 const HALVES = /^\.\/(hook-main|cli-main)\.js$/;
@@ -71,7 +71,8 @@ const at = (entry: string) => resolve(packageRoot(), entry);
 await build({ ...common, entryPoints: [at(CLI_ENTRY)], outfile: at(CLI_ENTRY), allowOverwrite: true, banner: {}, plugins: [halvesExternal()] });
 await build({ ...commonJs, entryPoints: [at(CLI_ENTRY)], outfile: at(CLI_BIN), plugins: [halvesExternal()] });
 // Dynamic imports become require calls: a script run from a code cache has no loader for import().
-await build({ ...commonJs, entryPoints: [at('dist/pipeline/cli/cli-main.js')], outfile: at(CLI_MAIN), minifyWhitespace: true, supported: { 'dynamic-import': false } });
+// yaml is bundled here (io/yaml-lib.ts requires it where it can): a repository with a settings file reads it on every run.
+await build({ ...commonJs, entryPoints: [at('dist/pipeline/cli/cli-main.js')], outfile: at(CLI_MAIN), external: EXTERNAL.filter((name) => name !== 'yaml'), minifyWhitespace: true, supported: { 'dynamic-import': false } });
 await build({ ...common, entryPoints: [at('dist/pipeline/ingest/range-worker.js')], outfile: at('dist/pipeline/ingest/range-worker.js'), allowOverwrite: true });
 // The ES module build of the hook before this one (split in chunks) would lie around unused.
 rmSync(at('dist/pipeline/cli/hook-chunks'), { recursive: true, force: true });
@@ -114,14 +115,16 @@ function warmHookCache(): void {
 
 /**
  * Writes cli-main.cjs's code cache by running the built CLI once as the pre-session hook does: a dry run,
- * offline, over the shipped sample telemetry (every stage, the policy, the report) in a throwaway folder.
- * Best effort: without it the first command run writes the cache.
+ * offline, over the shipped sample telemetry (every stage, the settings file and policy `init` writes, the
+ * report) in a throwaway folder. Best effort: without it the first command run writes the cache.
  */
 function warmCliCache(): void {
   const dir = mkdtempSync(join(tmpdir(), 'sleep-cycle-warm-'));
   try {
     mkdirSync(join(dir, 'logs'));
+    mkdirSync(join(dir, 'config'));
     copyFileSync(at('logs/telemetry.jsonl'), join(dir, 'logs', 'telemetry.jsonl'));
+    for (const file of ['config/sleep-cycle.yaml', 'config/safety-rules.yaml']) copyFileSync(at(file), join(dir, file));
     spawnSync(process.execPath, [at(CLI_BIN), 'run', '--dry-run', '--offline', '--json', '--root', dir], { stdio: ['ignore', 'ignore', 'ignore'] });
   } finally {
     rmSync(dir, { recursive: true, force: true });
