@@ -125,9 +125,10 @@ export const nodeFs: FsPort = {
     }
   },
   async writeAtomic(path, content, options) {
-    // A name of its own (the process id and random digits: Math.random, so the hook never loads node:crypto
-    // for it), created exclusively: a file or link already there under that name is never written through.
-    const temp = `${path}.${process.pid}-${Math.random().toString(36).slice(2, 11)}.tmp`;
+    // Eight random hex digits (the shape removeStaleTemps clears after a crash), from Math.random: the hook
+    // writes here on every call and would load node:crypto for randomBytes alone. Created exclusively, so
+    // a file or link already there under that name is never written through, guessed or not.
+    const temp = `${path}.${Math.floor(Math.random() * 0x100000000).toString(16).padStart(8, '0')}.tmp`;
     try {
       mkdirSync(dirname(path), { recursive: true });
       const mode = modeOf(path);
