@@ -10,15 +10,20 @@
  *   cache (io/code-cache.ts); the parts for session start and reminders in bundles of their own
  *   (hook-session-start.cjs, hook-reminder.cjs), loaded only by those payloads. CommonJS, because only a
  *   script can be given cached code on Node 20.
- * - dist/pipeline/cli/cli-main.js, every other command.
+ * - dist/pipeline/cli/cli-main.cjs, every other command, run with the code cache too (warmed here by a dry
+ *   run over the shipped sample telemetry, so a pre-session dry run deserialises what it would compile).
  * - dist/pipeline/ingest/range-worker.js, the ingest worker thread.
+ * The bundles run from a code cache are written without comments and indentation (`minifyWhitespace`;
+ * names are kept and the source maps point into dist/): a comment with one non-ASCII character (`…`)
+ * makes V8 hold the whole source as a two-byte string, read and compared at twice the cost. The build
+ * fails when such a bundle is not ASCII (write the character as `\u2026` in a string or RegExp source).
  * Modules loaded on demand are still evaluated on first use only. The packages loaded on demand and
  * large (the Anthropic SDK, simple-git, yaml, and @huggingface/transformers with onnxruntime, tens of MB, needed
  * only with `similarity: embeddings`) stay external. The library (dist/pipeline/index.js) and
  * every other module stay as tsc wrote them. Usage: `node dist/scripts/bundle-entries.js` (run by
  * `npm run build`, after tsc).
  */
-import { chmodSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,7 +34,9 @@ import { packageRoot } from '../pipeline/io/paths.js';
 const CLI_ENTRY = 'dist/pipeline/cli/main.js';
 /** The `bin` of package.json: the same switch, as CommonJS. */
 const CLI_BIN = 'dist/pipeline/cli/main.cjs';
-/** Loaded on demand only (an API key, a commit, a settings file), and large: left to Node to load. */
+/** Every command but the hook: a CommonJS bundle of tsc's cli-main.js (which stays as tsc wrote it). */
+const CLI_MAIN = 'dist/pipeline/cli/cli-main.cjs';
+/** Loaded on demand only (an API key, a commit, a settings file), and large: left to Node to load (yaml is bundled into cli-main.cjs). */
 const EXTERNAL = ['@anthropic-ai/sdk', 'simple-git', 'yaml', '@huggingface/transformers', '@ericcornelissen/bash-parser'];
 /** The executable's two halves: bundled on their own, loaded by main.js by their path. */
 const HALVES = /^\.\/(hook-main|cli-main)\.js$/;
@@ -63,7 +70,9 @@ const at = (entry: string) => resolve(packageRoot(), entry);
 // Each written over its own input (esbuild reads every input first), so the source map keeps its name.
 await build({ ...common, entryPoints: [at(CLI_ENTRY)], outfile: at(CLI_ENTRY), allowOverwrite: true, banner: {}, plugins: [halvesExternal()] });
 await build({ ...commonJs, entryPoints: [at(CLI_ENTRY)], outfile: at(CLI_BIN), plugins: [halvesExternal()] });
-await build({ ...common, entryPoints: [at('dist/pipeline/cli/cli-main.js')], outfile: at('dist/pipeline/cli/cli-main.js'), allowOverwrite: true });
+// Dynamic imports become require calls: a script run from a code cache has no loader for import().
+// yaml is bundled here (io/yaml-lib.ts requires it where it can): a repository with a settings file reads it on every run.
+await build({ ...commonJs, entryPoints: [at('dist/pipeline/cli/cli-main.js')], outfile: at(CLI_MAIN), external: EXTERNAL.filter((name) => name !== 'yaml'), minifyWhitespace: true, supported: { 'dynamic-import': false } });
 await build({ ...common, entryPoints: [at('dist/pipeline/ingest/range-worker.js')], outfile: at('dist/pipeline/ingest/range-worker.js'), allowOverwrite: true });
 // The ES module build of the hook before this one (split in chunks) would lie around unused.
 rmSync(at('dist/pipeline/cli/hook-chunks'), { recursive: true, force: true });
@@ -72,9 +81,12 @@ for (const part of ['hook-main', 'hook-session-start', 'hook-reminder']) {
   // A cache of an earlier build is refused by its source hash anyway; removed so the warm-up below writes the new one.
   rmSync(`${out}.cache`, { force: true });
   // Dynamic imports become require calls: a script run from a code cache has no loader for import().
-  await build({ ...commonJs, entryPoints: [at(`dist/pipeline/cli/${part}.js`)], outfile: out, external: HOOK_EXTERNAL, supported: { 'dynamic-import': false }, plugins: [hookPartsExternal()] });
+  await build({ ...commonJs, entryPoints: [at(`dist/pipeline/cli/${part}.js`)], outfile: out, external: HOOK_EXTERNAL, minifyWhitespace: true, supported: { 'dynamic-import': false }, plugins: [hookPartsExternal()] });
 }
+for (const part of ['cli-main', 'hook-main', 'hook-session-start', 'hook-reminder']) assertAscii(at(`dist/pipeline/cli/${part}.cjs`));
+rmSync(at(`${CLI_MAIN}.cache`), { force: true });
 warmHookCache();
+warmCliCache();
 
 /** `import('./hook-session-start.js')` in hook-command.ts becomes `require('./hook-session-start.cjs')` (see `supported` above). */
 function hookPartsExternal() {
@@ -98,6 +110,34 @@ function warmHookCache(): void {
     spawnSync(process.execPath, [at(CLI_BIN), 'hook', 'claude-code', '--root', dir], { input: payload, stdio: ['pipe', 'ignore', 'ignore'] });
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Writes cli-main.cjs's code cache by running the built CLI once as the pre-session hook does: a dry run,
+ * offline, over the shipped sample telemetry (every stage, the settings file and policy `init` writes, the
+ * report) in a throwaway folder. Best effort: without it the first command run writes the cache.
+ */
+function warmCliCache(): void {
+  const dir = mkdtempSync(join(tmpdir(), 'sleep-cycle-warm-'));
+  try {
+    mkdirSync(join(dir, 'logs'));
+    mkdirSync(join(dir, 'config'));
+    copyFileSync(at('logs/telemetry.jsonl'), join(dir, 'logs', 'telemetry.jsonl'));
+    for (const file of ['config/sleep-cycle.yaml', 'config/safety-rules.yaml']) copyFileSync(at(file), join(dir, file));
+    spawnSync(process.execPath, [at(CLI_BIN), 'run', '--dry-run', '--offline', '--json', '--root', dir], { stdio: ['ignore', 'ignore', 'ignore'] });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A bundle run from a code cache must stay ASCII: see the note at the top. */
+function assertAscii(file: string): void {
+  const bytes = readFileSync(file);
+  const at = bytes.findIndex((b) => b > 0x7f);
+  if (at >= 0) {
+    const line = bytes.subarray(0, at).toString('latin1').split('\n').length;
+    throw new Error(`${file}:${line} holds a non-ASCII character: V8 would keep the whole bundle as a two-byte string. Write it as a \\u escape.`);
   }
 }
 

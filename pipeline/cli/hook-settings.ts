@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
+import { sha256Hex } from '../model/sha256.js';
 import { yamlLib } from '../io/yaml-lib.js';
 import { CONFIG_FILE, resolveSettings } from '../settings/resolve.js';
 import type { Settings } from '../settings/schema.js';
@@ -20,7 +20,7 @@ const CACHE_DIR = '.sleep-cycle';
 export async function loadHookSettings(root: string, deps: Pick<HookDeps, 'fs' | 'env'>): Promise<Settings> {
   const text = await deps.fs.readText(resolve(root, CONFIG_FILE));
   if (text === undefined || text.trim() === '') return resolveSettings({ fileText: text, filePath: CONFIG_FILE, env: deps.env, flags: {} }).settings;
-  const sha = createHash('sha256').update(text).digest('hex');
+  const sha = sha256Hex(text);
   const cachePath = resolve(root, CACHE_DIR, SETTINGS_CACHE_FILE);
   const cached = parseCache(await deps.fs.readText(cachePath).catch(() => undefined), sha);
   if (cached !== undefined) {

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fchmodSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { errors, SleepCycleError } from '../model/errors.js';
@@ -126,13 +125,16 @@ export const nodeFs: FsPort = {
     }
   },
   async writeAtomic(path, content, options) {
-    const temp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+    // Eight random hex digits (the shape removeStaleTemps clears after a crash), from Math.random: the hook
+    // writes here on every call and would load node:crypto for randomBytes alone. Created exclusively, so
+    // a file or link already there under that name is never written through, guessed or not.
+    const temp = `${path}.${Math.floor(Math.random() * 0x100000000).toString(16).padStart(8, '0')}.tmp`;
     try {
       mkdirSync(dirname(path), { recursive: true });
       const mode = modeOf(path);
       // Created with the old mode, so a private file's content is never readable by others, not even in
       // the temp file; fchmod because open's mode is narrowed by the umask.
-      const fd = openSync(temp, 'w', mode ?? 0o666);
+      const fd = openSync(temp, 'wx', mode ?? 0o666);
       try {
         if (mode !== undefined) fchmodSync(fd, mode);
         writeFileSync(fd, content, 'utf8');

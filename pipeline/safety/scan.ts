@@ -42,14 +42,14 @@ const DETECTORS: readonly Detector[] = [
   { kind: 'override', pattern: re(String.raw`\bignore (?:everything|all|anything) (?:above|before|previously|prior|said)\b`) },
   { kind: 'override', pattern: re(String.raw`\bdisregard ${FILLER}(?:${ORDERS}|above|everything|system prompt)\b`) },
   { kind: 'override', pattern: re(String.raw`\bforget ${FILLER}(?:${ORDERS}|everything|training)\b`) },
-  { kind: 'override', pattern: re(String.raw`\b(?:do not|don['’]t|stop) follow(?:ing)? (?:(?:the|your|any|previous|prior|above|system) )+${ORDERS}\b`) },
+  { kind: 'override', pattern: re(String.raw`\b(?:do not|don['\u2019]t|stop) follow(?:ing)? (?:(?:the|your|any|previous|prior|above|system) )+${ORDERS}\b`) },
   { kind: 'override', pattern: re(String.raw`\bnew (?:system )?(?:instructions?|rules?|directives?|prompt)\s*:`) },
   // "You are now logged in" is ordinary CLI output; a persona or mode switch is not.
   {
     kind: 'override',
     pattern: re(String.raw`\byou are now (?:a|an|the|my|acting|operating|no longer|free|unrestricted|jailbroken|allowed|permitted|dan|in \w+ mode)\b`),
   },
-  { kind: 'override', pattern: re(String.raw`\bfrom now on\b,?\s*(?:you|always|never|ignore|only|respond|reply|answer|act|must|your|do|don['’]t)\b`) },
+  { kind: 'override', pattern: re(String.raw`\bfrom now on\b,?\s*(?:you|always|never|ignore|only|respond|reply|answer|act|must|your|do|don['\u2019]t)\b`) },
   // Role markers count only where a chat transcript would put them: at a line start (a real or an
   // escaped "\n"), or in a chat-template token. "system" in a sentence is ordinary text.
   { kind: 'role_marker', pattern: re(String.raw`(?<=^|\\n)[ \t>]*(?:system[ \t]*:(?=[ \t]*\S)|(?:assistant|human)[ \t]*:)`, 'gim') },

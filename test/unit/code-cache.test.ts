@@ -36,7 +36,8 @@ describe('createBundleLoader', () => {
     writeFileSync(file, 'exports.value = () => 2;');
     expect(load<{ value(): number }>(file).value()).toBe(2);
     // And the cache was replaced by one made from the new source.
-    expect(readCache(`${file}.cache`, 'not-the-hash')).toBeUndefined();
+    expect(readCache(`${file}.cache`, Buffer.from('exports.value = () => 1;'))).toBeUndefined();
+    expect(readCache(`${file}.cache`, readFileSync(file))).toBeDefined();
     expect(load<{ value(): number }>(file).value()).toBe(2);
   });
 
@@ -45,9 +46,13 @@ describe('createBundleLoader', () => {
     const file = bundle(dir, 'b.cjs', 'exports.value = () => "ok";');
     load(file);
     const good = readFileSync(`${file}.cache`);
-    const flipped = Buffer.from(good);
-    flipped[flipped.length - 10] = flipped[flipped.length - 10]! ^ 0xff;
-    for (const broken of [flipped, good.subarray(0, good.length - 7), Buffer.from('garbage'), Buffer.alloc(0)]) {
+    // A flipped byte in the copy of the source, in the data, in its second copy; a torn file; garbage.
+    const flipped = [good.indexOf('"ok"'), good.length / 2 - 8, good.length - 10].map((at) => {
+      const copy = Buffer.from(good);
+      copy[Math.floor(at)] = copy[Math.floor(at)]! ^ 0xff;
+      return copy;
+    });
+    for (const broken of [...flipped, good.subarray(0, good.length - 7), Buffer.from('garbage'), Buffer.alloc(0)]) {
       writeFileSync(`${file}.cache`, broken);
       expect(load<{ value(): string }>(file).value()).toBe('ok');
       expect(readFileSync(`${file}.cache`).equals(broken)).toBe(false);

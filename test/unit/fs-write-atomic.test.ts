@@ -1,6 +1,6 @@
-import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { nodeFs } from '../../pipeline/io/fs.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -25,5 +25,21 @@ describe('nodeFs.writeAtomic keeps the mode of the file it replaces', () => {
     const umask = process.umask();
     await nodeFs.writeAtomic(join(dir, 'sub', 'state.json'), '{}\n');
     expect(modeOf(join(dir, 'sub', 'state.json'))).toBe(0o666 & ~umask);
+  });
+});
+
+describe('nodeFs.writeAtomic never writes through what is already at its temp name', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('a link planted where the temp file goes (its name guessed) is not followed: the target outside keeps its content, the write fails', async () => {
+    const dir = tempDir('sleep-cycle-fs-');
+    const outside = join(tempDir('sleep-cycle-outside-'), 'victim.txt');
+    writeFileSync(outside, 'untouched\n');
+    // The name comes from Math.random (eight hex digits): pinned here, as an attacker who guessed it would have it.
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    symlinkSync(outside, join(dir, 'state.json.80000000.tmp'));
+    await expect(nodeFs.writeAtomic(join(dir, 'state.json'), 'secret state\n')).rejects.toThrow();
+    expect(readFileSync(outside, 'utf8')).toBe('untouched\n');
+    expect(existsSync(join(dir, 'state.json'))).toBe(false);
   });
 });
