@@ -8,8 +8,7 @@ import { BIP39_ENGLISH } from './bip39-words.js';
  * `AFTER_KEYWORD` words counts when a seed word (`mnemonic`, `seed`, `recovery phrase`, …) stands right
  * before it: a phrase cut short is still most of a wallet. Words may be separated by blanks, line
  * breaks, commas, dashes or quotes, and numbered (`1. abandon 2. ability`); case is ignored.
- * Needs: no literal (words are letters), so a cheap count gates it: a text with fewer than
- * `AFTER_KEYWORD - 1` separators cannot hold a run (see mayHoldPhrase).
+ * Needs: no literal (words are letters); a structural gate instead (see mayHoldPhrase).
  */
 
 const SEED_WORDS = 12;
@@ -26,17 +25,16 @@ const GAP = /^[ \t\r\n,;|"'`\-–—.]{1,4}$|^[ \t\r\n,;.]*\(?\d{1,2}[.):]?[ \t\
 /** A seed word right before the run (the run's first word may follow `mnemonic: "` or `--seed '`). */
 const KEYWORD = /(?:mnemonic|seed|recovery|phrase|passphrase|words?|bip-?39)[^A-Za-z]{0,6}$/i;
 const WORD = /[A-Za-z0-9_]+/g;
+/** The seed words that are list words themselves. */
+const SEED_WORD = /^(?:seed|phrase|word)$/i;
 
-/** A cheap test before the word scan: enough separators for the shortest run that counts. */
-function mayHoldPhrase(text: string): boolean {
-  if (text.length < AFTER_KEYWORD * 4) return false;
-  let separators = 0;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
-    if ((c === 32 || c === 10 || c === 44 || c === 45) && ++separators >= AFTER_KEYWORD - 1) return true;
-  }
-  return false;
-}
+/** A seed word: the only places where a run shorter than SEED_WORDS counts. */
+const ANY_KEYWORD = /mnemonic|seed|recovery|phrase|words?\b|bip-?39/gi;
+/** SEED_WORDS words of 3 to 8 letters in a row, separated as in a phrase (list words or not: the regex engine's cheap pass). */
+const CANDIDATE = new RegExp(String.raw`\b(?:[A-Za-z]{3,8}[\s,;|"'\x60.()\d:-]{1,6}){${SEED_WORDS - 1}}[A-Za-z]{3,8}\b`);
+/** How far after a seed word a phrase is looked for, and how many seed words are followed in one text. */
+const AFTER_KEYWORD_CHARS = 400;
+const MAX_KEYWORDS = 64;
 
 export interface PhraseFinding {
   start: number;
@@ -44,22 +42,45 @@ export interface PhraseFinding {
   kind: string;
 }
 
-/** Every seed phrase in `text`: the run from its first word to its last. */
+/**
+ * Every seed phrase in `text`: the run from its first word to its last. Needs: no literal a match must
+ * hold (words are letters: BYPASS in the prefilter's terms); the gates are structural instead. A text
+ * with a run of SEED_WORDS phrase-like words (the regex engine finds it cheaply) is scanned whole;
+ * otherwise only the stretch after each seed word, where a shorter run counts.
+ */
 export function findMnemonics(text: string, out: PhraseFinding[]): void {
-  if (!mayHoldPhrase(text)) return;
+  if (text.length < AFTER_KEYWORD * 4) return;
+  if (CANDIDATE.test(text)) return scanRuns(text, 0, text.length, out);
+  ANY_KEYWORD.lastIndex = 0;
+  let scannedTo = 0;
+  for (let m = ANY_KEYWORD.exec(text), n = 0; m !== null && n < MAX_KEYWORDS; m = ANY_KEYWORD.exec(text), n += 1) {
+    const from = Math.max(scannedTo, m.index);
+    scannedTo = Math.min(text.length, m.index + m[0].length + AFTER_KEYWORD_CHARS);
+    if (from < scannedTo) scanRuns(text, from, scannedTo, out);
+  }
+}
+
+/** The runs of list words in `text[from, to)`; each long enough (or after a seed word) is a finding. */
+function scanRuns(text: string, from: number, to: number, out: PhraseFinding[]): void {
   const list = wordList();
   let runStart = -1;
   let runEnd = -1;
   let count = 0;
+  // `seed` and `phrase` are list words: a run may start with the seed word that introduces it.
+  let second = -1;
+  let firstIsKeyword = false;
   const close = (): void => {
     if (count >= SEED_WORDS || (count >= AFTER_KEYWORD && KEYWORD.test(text.slice(Math.max(0, runStart - 40), runStart)))) {
       out.push({ start: runStart, end: runEnd, kind: 'mnemonic' });
+    } else if (firstIsKeyword && count - 1 >= AFTER_KEYWORD) {
+      out.push({ start: second, end: runEnd, kind: 'mnemonic' });
     }
     count = 0;
     runStart = -1;
   };
-  WORD.lastIndex = 0;
-  for (let m = WORD.exec(text); m !== null; m = WORD.exec(text)) {
+  const words = new RegExp(WORD.source, 'g');
+  words.lastIndex = from;
+  for (let m = words.exec(text); m !== null && m.index < to; m = words.exec(text)) {
     const word = m[0];
     const isWord = word.length >= 3 && word.length <= 8 && list.has(word.toLowerCase());
     if (!isWord) {
@@ -69,9 +90,42 @@ export function findMnemonics(text: string, out: PhraseFinding[]): void {
       continue;
     }
     if (count > 0 && !GAP.test(text.slice(runEnd, m.index))) close();
-    if (count === 0) runStart = m.index;
+    if (count === 0) {
+      runStart = m.index;
+      firstIsKeyword = SEED_WORD.test(word);
+    } else if (count === 1) {
+      second = m.index;
+    }
     count += 1;
     runEnd = m.index + word.length;
   }
   if (count > 0) close();
+}
+
+/** A line made only of words a seed phrase could hold (3 to 8 letters), separators and list numbers. */
+const PHRASE_LINE = /^[\s\d.,;:)("'`|-]*[A-Za-z]{3,8}(?:[\s\d.,;:)("'`|-]+[A-Za-z]{3,8})*[\s\d.,;:)("'`|-]*$/;
+
+/**
+ * Whether a seed phrase may run over lines (`one word a line`, four lines of three): two or more lines in
+ * a row made only of phrase-like words, holding `AFTER_KEYWORD` words together. Such a text is redacted
+ * whole, not line by line (redact.ts isLineLocal), so the run is seen.
+ */
+export function phraseAcrossLines(text: string): boolean {
+  let words = 0;
+  let lines = 0;
+  for (let start = 0; start <= text.length; ) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    const line = end - start <= 200 ? text.slice(start, end) : '';
+    start = end + 1;
+    if (line !== '' && PHRASE_LINE.test(line)) {
+      words += line.match(/[A-Za-z]{3,8}/g)!.length;
+      lines += 1;
+      if (lines >= 2 && words >= AFTER_KEYWORD) return true;
+    } else {
+      words = 0;
+      lines = 0;
+    }
+  }
+  return false;
 }
