@@ -116,3 +116,11 @@ export function runFormat(detector: FormatDetector, text: string, out: FormatFin
 export function findFormatSecrets(text: string, out: FormatFinding[]): void {
   for (let i = 0; i < FORMAT_DETECTORS.length; i += 1) if (ADMITS[i]!(text)) runFormat(FORMAT_DETECTORS[i]!, text, out);
 }
+
+/**
+ * Whether a .netrc entry may run over lines (`machine x` on one, `password y` on the next): such a text
+ * is redacted whole, not line by line (redact.ts isLineLocal), so the entry's start is seen.
+ */
+export function netrcAcrossLines(text: string): boolean {
+  return (text.includes('machine') || text.includes('default')) && /\b(?:machine|default)\b[\s\S]*\n[\s\S]*\b(?:password|account)\b/.test(text);
+}

@@ -1,4 +1,5 @@
 import { stripInvisible, wrapped } from './normalise.js';
+import { netrcAcrossLines } from './credential-formats.js';
 import { phraseAcrossLines } from './mnemonic.js';
 import { redactFindings } from './redact-findings.js';
 import { secretRuleSetLoaded } from './secrets-rule-set.js';
@@ -353,10 +354,10 @@ function withoutOverrideRuns(raw: string, redacted: string): string {
 
 /**
  * Whether every secret in `text` lies within one line: no key block, no key material wrapped over
- * lines, no seed phrase over lines. Then a line of it redacts as it would in the whole text (ingest redacts just the error line).
+ * lines, no seed phrase or .netrc entry over lines. Then a line of it redacts as it would in the whole text (ingest redacts just the error line).
  */
 export function isLineLocal(text: string): boolean {
-  return !(text.includes('-----BEGIN') || text.includes('PRIVATE KEY')) && !wrapped(text) && !phraseAcrossLines(text);
+  return !(text.includes('-----BEGIN') || text.includes('PRIVATE KEY')) && !wrapped(text) && !phraseAcrossLines(text) && !netrcAcrossLines(text);
 }
 
 const LINE_MEMO = new Map<string, string>();
