@@ -38,7 +38,8 @@ const PGPASS: FormatDetector = {
   kind: 'password',
   pattern: new RegExp(String.raw`(?<![^\s"'(\[,;=])(?:(?=[\w-]*[A-Za-z_-])[\w-]+(?:\.[\w-]+)*|\d{1,3}(?:\.\d{1,3}){3}|\*):(?:\d{1,5}|\*):${PG_FIELD}:${PG_FIELD}:(${PG_FIELD})(?=[\s"'<>,;)\]]|$)`, 'dg'),
   group: 1,
-  needs: [any(':')],
+  // Every line holds its port: `:` then a digit or `*` (an error's `: ` does not).
+  needs: [any(':0', ':1', ':2', ':3', ':4', ':5', ':6', ':7', ':8', ':9', ':*')],
   accept: pgpassPassword,
 };
 

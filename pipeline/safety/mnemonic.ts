@@ -24,7 +24,10 @@ function wordList(): ReadonlySet<string> {
 const GAP = /^[ \t\r\n,;|"'`\-–—.]{1,4}$|^[ \t\r\n,;.]*\(?\d{1,2}[.):]?[ \t\r\n]*$/;
 /** A seed word right before the run (the run's first word may follow `mnemonic: "` or `--seed '`). */
 const KEYWORD = /(?:mnemonic|seed|recovery|phrase|passphrase|words?|bip-?39)[^A-Za-z]{0,6}$/i;
-const WORD = /[A-Za-z0-9_]+/g;
+const isLetterCode = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+const isWordCode = (c: number): boolean => isLetterCode(c) || (c >= 48 && c <= 57) || c === 95;
+/** Space, line break, comma, dash: gaps of one character that need no regex. */
+const ONE_CHAR_GAP = new Set([32, 10, 44, 45]);
 /** The seed words that are list words themselves. */
 const SEED_WORD = /^(?:seed|phrase|word)$/i;
 
@@ -78,26 +81,37 @@ function scanRuns(text: string, from: number, to: number, out: PhraseFinding[]):
     count = 0;
     runStart = -1;
   };
-  const words = new RegExp(WORD.source, 'g');
-  words.lastIndex = from;
-  for (let m = words.exec(text); m !== null && m.index < to; m = words.exec(text)) {
-    const word = m[0];
-    const isWord = word.length >= 3 && word.length <= 8 && list.has(word.toLowerCase());
+  // Words are read by hand (runs of letters, digits and `_`): a regex's match objects cost more than the scan.
+  for (let i = from; i < to; ) {
+    if (!isWordCode(text.charCodeAt(i))) {
+      i += 1;
+      continue;
+    }
+    const index = i;
+    let letters = true;
+    while (i < text.length && isWordCode(text.charCodeAt(i))) {
+      if (!isLetterCode(text.charCodeAt(i))) letters = false;
+      i += 1;
+    }
+    const length = i - index;
+    const word = letters && length >= 3 && length <= 8 ? text.slice(index, i) : '';
+    const isWord = word !== '' && (list.has(word) || (/[A-Z]/.test(word) && list.has(word.toLowerCase())));
     if (!isWord) {
       // A list number between words is part of the gap, not the end of the run.
-      if (count > 0 && /^\d{1,2}$/.test(word) && GAP.test(text.slice(runEnd, m.index + word.length))) continue;
+      if (count > 0 && length <= 2 && /^\d+$/.test(text.slice(index, i)) && GAP.test(text.slice(runEnd, i))) continue;
       if (count > 0) close();
       continue;
     }
-    if (count > 0 && !GAP.test(text.slice(runEnd, m.index))) close();
+    // One blank, comma or dash (most gaps) without the gap's regex.
+    if (count > 0 && !(index - runEnd === 1 && ONE_CHAR_GAP.has(text.charCodeAt(runEnd))) && !GAP.test(text.slice(runEnd, index))) close();
     if (count === 0) {
-      runStart = m.index;
+      runStart = index;
       firstIsKeyword = SEED_WORD.test(word);
     } else if (count === 1) {
-      second = m.index;
+      second = index;
     }
     count += 1;
-    runEnd = m.index + word.length;
+    runEnd = i;
   }
   if (count > 0) close();
 }
