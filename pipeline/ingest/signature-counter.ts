@@ -1,5 +1,4 @@
 import { hash52 } from '../model/hash.js';
-import { maskVariables } from '../templates/line-mask.js';
 import { signatureText } from '../templates/signature.js';
 import type { Signature } from '../model/cluster.js';
 
@@ -102,16 +101,11 @@ export class SignatureCounter {
     }
   }
 
-  /**
-   * The `n` most frequent signatures as shown: masked templates (values `<*>`, secrets redacted), never
-   * the line itself: they go to state, the report and the model's prompt, and a secret no detector
-   * knows is still a value the masker hides when it holds a digit (a webhook's id and token in a URL).
-   * Keys that read the same once redacted and masked count as one.
-   */
+  /** The `n` most frequent signatures as shown: keys that read the same once redacted count as one. */
   top(n = 5): Signature[] {
     const byText = new Map<string, number>();
     for (const [key, count] of this.byText) {
-      const text = maskVariables(signatureText(key));
+      const text = signatureText(key);
       byText.set(text, (byText.get(text) ?? 0) + count);
     }
     return [...byText]

@@ -9,6 +9,7 @@ import { redact } from '../../pipeline/safety/redact.js';
 import { compileNeeds } from '../../pipeline/safety/secret-prefilter.js';
 import { loadSecretRuleSet } from '../../pipeline/safety/secrets-rule-set.js';
 import { splitAcrossFields } from '../../pipeline/safety/split-secret.js';
+import { fenceEvidence } from '../../pipeline/synth/fence.js';
 import { signatureKey } from '../../pipeline/templates/signature.js';
 import type { TelemetryEvent } from '../../pipeline/telemetry/event.js';
 
@@ -219,14 +220,14 @@ describe('a secret split between the fields of one event', () => {
   });
 });
 
-describe('signatures are masked templates, never the raw line', () => {
-  it('a token the detectors do not know, inside a URL with digits, is not kept', () => {
+describe("the model's prompt carries signatures as masked templates, never the line", () => {
+  it('a token the detectors do not know, inside a URL with digits, does not reach the prompt', () => {
     const token = 'UMcZzTabcdefGHIJKLmnopqrstuvwxyz-_abcdefghijklQRSTUVWXYZabcdefghijklmnopq';
     const counter = new SignatureCounter(32);
     for (let i = 0; i < 3; i += 1) counter.count(signatureKey(`requests.exceptions.HTTPError: 401 Client Error for url: https://discord.com/api/webhooks/1187654321098765432/${token}`)!);
-    const [top] = counter.top();
-    expect(top!.text).toMatch(/^requests\.exceptions\.HTTPError: <\*> Client Error for url: <\*>/);
-    expect(leaks(top!.text, token, token)).toBe(false);
-    expect(top!.count).toBe(3);
+    const cluster = { tool_name: 'python', kind: 'failure', error_category: null, count: 3, carried_over: 0, distinct_inputs: 1, sessions: ['s'], first_seen: 'a', last_seen: 'b', baseline_ms: null, signatures: counter.top(), samples: [] };
+    const prompt = fenceEvidence(cluster as never, 'NonceNonce12');
+    expect(prompt).toContain('requests.exceptions.HTTPError: <*> Client Error for url: <*>');
+    expect(leaks(prompt, token, token)).toBe(false);
   });
 });
