@@ -1,4 +1,4 @@
-import { endsWithSecret, redactContinuation } from '../safety/split-secret.js';
+import { endsWithSecret, redactContinuation, splitAcrossFields } from '../safety/split-secret.js';
 import type { TelemetryEvent } from '../telemetry/event.js';
 
 /** Sessions remembered at once (a flood of sessions makes a fold forget them; it never grows). */
@@ -32,8 +32,11 @@ export class SplitSecretTracker {
 
   /** The failure as it is kept: the rest of a secret its session's last failure ended with, redacted. */
   follow(event: TelemetryEvent): TelemetryEvent {
-    const message = event.error_message;
-    if (typeof message !== 'string') return event;
+    const raw = event.error_message;
+    if (typeof raw !== 'string') return event;
+    // The event's own two texts first: a secret split between the call and its error.
+    const call = event.input_summary;
+    const [summary, message] = typeof call === 'string' ? splitAcrossFields(call, raw) : [call, raw];
     const session = typeof event.session_id === 'string' ? event.session_id : '';
     const follows = this.cut.delete(session);
     const seen = follows ? redactContinuation(message) : message;
@@ -42,7 +45,8 @@ export class SplitSecretTracker {
       if (this.cut.size >= MAX_SESSIONS) this.cut.clear();
       this.cut.add(session);
     }
-    return seen === message ? event : { ...event, error_message: seen };
+    if (seen === raw && summary === call) return event;
+    return { ...event, error_message: seen, ...(summary === undefined ? {} : { input_summary: summary }) };
   }
 
   private noteFirst(session: string, message: string): void {

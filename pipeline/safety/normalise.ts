@@ -136,6 +136,23 @@ function unescapeView(text: string, base: View | null): View {
   return b.view();
 }
 
+/** A string literal's prefix right before its opening quote: Python's b r u f (and pairs), bash's `$`. */
+const STRING_PREFIX = /(?<![A-Za-z0-9_$])(?:[bBrRuUfF]{1,2}|\$)(?=["'])/;
+const STRING_PREFIXES = new RegExp(STRING_PREFIX.source, 'g');
+
+/** The text without string literals' prefixes (the quotes stay). */
+function unprefixedView(text: string, base: View | null): View {
+  const b = new ViewBuilder(base);
+  let last = 0;
+  STRING_PREFIXES.lastIndex = 0;
+  for (let m = STRING_PREFIXES.exec(text); m !== null; m = STRING_PREFIXES.exec(text)) {
+    for (let i = last; i < m.index; i += 1) b.push(text[i]!, i, i + 1);
+    last = m.index + m[0].length;
+  }
+  for (let i = last; i < text.length; i += 1) b.push(text[i]!, i, i + 1);
+  return b.view();
+}
+
 /** Percent-encoding decoded (`%3A` → `:`); a byte sequence that is not UTF-8 is read byte by byte. */
 function percentView(text: string, base: View | null): View {
   const b = new ViewBuilder(base);
@@ -408,6 +425,9 @@ export function decodedViews(text: string, base64 = true): View[] {
   const views: View[] = [];
   let read: View | null = NON_ASCII.test(text) ? readerView(text) : null;
   if (text.includes('\\')) read = unescapeView(read?.text ?? text, read);
+  // String literals' prefixes dropped (`b'…'`, `rb'…'`, `u'…'`, `$'…'`): a credential context inside a
+  // bytes repr reads as it does in plain quotes (`{b'X-Api-Key': b'…'}`).
+  if (STRING_PREFIX.test(read?.text ?? text)) read = unprefixedView(read?.text ?? text, read);
   // Percent-encoding decoded to a fixed point (`%2567` → `%67` → `g`), at most PERCENT_ROUNDS times.
   for (let round = 0; round < PERCENT_ROUNDS && PERCENT_CODE.test(read?.text ?? text); round += 1) read = percentView(read?.text ?? text, read);
   if (HTML_REFERENCE.test(read?.text ?? text)) read = htmlView(read?.text ?? text, read);

@@ -1,4 +1,6 @@
 import { stripInvisible, wrapped } from './normalise.js';
+import { netrcAcrossLines } from './credential-formats.js';
+import { phraseAcrossLines } from './mnemonic.js';
 import { redactFindings } from './redact-findings.js';
 import { secretRuleSetLoaded } from './secrets-rule-set.js';
 import { any, anyIgnoringCase, ASSIGNS, compileNeeds, type Admits, type Needs } from './secret-prefilter.js';
@@ -42,8 +44,14 @@ const PAIR_KEY = String.raw`(?<![\w.-])([\w.-]*?(?:passw(?:or)?d|pwd|passphrase|
  * second pass would see `=` as the value and redact again.
  */
 const ASSIGN = String.raw`(?:=>|:=|:(?!=)|=(?!>))`;
-/** The assignment with the key's closing quote (plain or JSON-escaped) and spaces. */
-const PAIR_SEP = String.raw`(\\?["']?[ \t]*${ASSIGN}[ \t]*)`;
+/**
+ * A string literal's prefix before its opening quote (Python's `b'…'`, `r'…'`, `u'…'`, `rb'…'`, bash's
+ * `$'…'`): taken with the separator, so the value is what the quotes hold (`{b'password': b'x'}`), never the
+ * prefix letter alone. Either it is there and consumed, or it is not there: the value cannot start with it.
+ */
+const STRING_PREFIX = String.raw`(?:[bBrRuU]{1,2}(?=\\?["'])|\$(?=')|(?![bBrRuU]{1,2}\\?["']|\$'))`;
+/** The assignment with the key's closing quote (plain or JSON-escaped), spaces and a string prefix. */
+const PAIR_SEP = String.raw`(\\?["']?[ \t]*${ASSIGN}[ \t]*${STRING_PREFIX})`;
 /** A quoted value, closed by the same quote, or cut off at the end of the line (truncated logs). */
 const QUOTED_VALUE = String.raw`(\\?["'])(?!\[REDACTED:)((?:(?!\3)(?:\\.?|[^\\\n]))+)(\3|(?=\r?\n)|$)`;
 /**
@@ -163,7 +171,7 @@ const RULES: readonly SecretRule[] = [
     // The scheme word is kept for the reader; a lone scheme word is never taken for the credential.
     kind: 'authorization',
     pattern: new RegExp(
-      String.raw`\b((?:proxy-)?authorization)(\\?["']?[ \t]*[:=][ \t]*\\?["']?)(?:(${AUTH_SCHEMES})([ \t]+))?(?!(?:${AUTH_SCHEMES})\b)(?![=:>]*\[REDACTED:)[^\s"'\\,;]+`,
+      String.raw`\b((?:proxy-)?authorization)(\\?["']?[ \t]*[:=][ \t]*${STRING_PREFIX}\\?["']?)(?:(${AUTH_SCHEMES})([ \t]+))?(?!(?:${AUTH_SCHEMES})\b)(?![=:>]*\[REDACTED:)[^\s"'\\,;]+`,
       'gi',
     ),
     needs: [anyIgnoringCase('authorization'), ASSIGNS],
@@ -173,8 +181,9 @@ const RULES: readonly SecretRule[] = [
     kind: 'bearer_token',
     pattern: /\b(bearer[ \t]+)(?!\[REDACTED:)[\w.~+/=-]{8,}/gi,
     needs: [anyIgnoringCase('bearer')],
-    // Real bearer tokens hold a digit; prose ("bearer authentication") does not.
-    render: (m) => (/\d/.test(m[0]) ? `${group(m, 1)}${mark('bearer_token')}` : undefined),
+    // Real bearer tokens hold a digit or read as random (a letters-only token of both cases); prose
+    // ("bearer authentication") does neither.
+    render: (m) => (/\d/.test(m[0]) || looksRandom(m[0].slice(group(m, 1).length)) ? `${group(m, 1)}${mark('bearer_token')}` : undefined),
   },
   {
     kind: 'url_password',
@@ -345,10 +354,10 @@ function withoutOverrideRuns(raw: string, redacted: string): string {
 
 /**
  * Whether every secret in `text` lies within one line: no key block, no key material wrapped over
- * lines. Then a line of it redacts as it would in the whole text (ingest redacts just the error line).
+ * lines, no seed phrase or .netrc entry over lines. Then a line of it redacts as it would in the whole text (ingest redacts just the error line).
  */
 export function isLineLocal(text: string): boolean {
-  return !(text.includes('-----BEGIN') || text.includes('PRIVATE KEY')) && !wrapped(text);
+  return !(text.includes('-----BEGIN') || text.includes('PRIVATE KEY')) && !wrapped(text) && !phraseAcrossLines(text) && !netrcAcrossLines(text);
 }
 
 const LINE_MEMO = new Map<string, string>();

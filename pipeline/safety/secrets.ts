@@ -1,3 +1,5 @@
+import { findFormatSecrets } from './credential-formats.js';
+import { findMnemonics } from './mnemonic.js';
 import { scanWithRuleSet } from './secrets-rule-set.js';
 
 /**
@@ -445,5 +447,8 @@ export function findSecrets(text: string, runs: TokenRuns = tokenRuns(text)): Fi
     for (const detector of TOKEN_DETECTORS) run(detector, text, out);
   }
   for (const detector of CONTEXT_DETECTORS) if (detector.gate === undefined || detector.gate.test(text)) run(detector, text, out);
+  // Secrets read by a format's grammar (credential files, seed phrases), whatever their alphabet.
+  findFormatSecrets(text, out);
+  findMnemonics(text, out);
   return out;
 }

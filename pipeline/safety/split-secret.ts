@@ -63,3 +63,41 @@ function restOfToken(run: string): boolean {
 export function redactContinuation(text: string): string {
   return text.replace(RUN, (run) => (restOfToken(run) && run !== 'REDACTED' ? '[REDACTED:secret]' : run));
 }
+
+/** Runs of the other field tried as the rest of a cut token (its first few random-looking ones). */
+const MAX_JOINED = 4;
+
+/**
+ * A secret split between the two texts of one event: the call (`input_summary`, written first) and its
+ * error (`error_message`). Each half alone may be too short to read as anything; the event is one text
+ * to its reader. So: when one field ends with a secret, the other's random-looking runs are its rest
+ * (as for two failures of a session); otherwise, when one field ends with a random-looking run, each
+ * random-looking run of the other is tried as its continuation, and a pair that reads as a secret once
+ * joined (`--key AbCd…` + `EfGh…`) is redacted in both fields. Returns the two texts, changed or not.
+ */
+export function splitAcrossFields(first: string, second: string): [string, string] {
+  if (endsWithSecret(first)) return [first, redactContinuation(second)];
+  if (endsWithSecret(second)) return [redactContinuation(first), second];
+  return joinedRest(first, second) ?? swap(joinedRest(second, first)) ?? [first, second];
+}
+
+const swap = (pair: [string, string] | null): [string, string] | null => (pair === null ? null : [pair[1], pair[0]]);
+
+/** `head` ending with a random-looking run that, joined to a run of `tail`, ends with a secret: both redacted. */
+function joinedRest(head: string, tail: string): [string, string] | null {
+  const run = lastRun(head);
+  if (run.length < 8 || !restOfToken(run)) return null;
+  // A `key=` the run starts with stays (`refused key=AbCd…`): only its value is the secret's first half.
+  const start = head.lastIndexOf(run) + (/^[A-Za-z_-]+=(?=[^=])/.exec(run)?.[0].length ?? 0);
+  // A regex of its own: the redactor that endsWithSecret runs may use the shared one.
+  const runs = new RegExp(RUN.source, 'g');
+  let tried = 0;
+  for (let m = runs.exec(tail); m !== null && tried < MAX_JOINED; m = runs.exec(tail)) {
+    if (!restOfToken(m[0])) continue;
+    tried += 1;
+    const end = head.lastIndexOf(run) + run.length;
+    if (!endsWithSecret(head.slice(0, end) + m[0])) continue;
+    return [`${head.slice(0, start)}[REDACTED:secret]${head.slice(end)}`, `${tail.slice(0, m.index)}[REDACTED:secret]${tail.slice(m.index + m[0].length)}`];
+  }
+  return null;
+}

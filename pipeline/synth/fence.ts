@@ -2,6 +2,7 @@ import { errors } from '../model/errors.js';
 import type { PromotedCluster } from '../model/cluster.js';
 import { redact } from '../safety/redact.js';
 import { scanInstructionLike } from '../safety/scan.js';
+import { maskVariables } from '../templates/line-mask.js';
 
 /**
  * The evidence of one cluster as a single fenced data block for a prompt. Everything inside comes from
@@ -47,7 +48,9 @@ export function fenceEvidence(cluster: PromotedCluster, nonce: string): string {
     ...(cluster.templates ? ['error templates (promoted together):', ...cluster.templates.map((t) => `- ${whole(t.count)}x ${quoted(t.template, nonce, SIGNATURE_MAX)}`)] : []),
     ...(cluster.follow_ups?.length ? ['what worked next (the next successful call of the same program, same session):', ...cluster.follow_ups.map((up) => `- ${whole(up.count)}x in ${whole(up.sessions.length)} sessions: ${quoted(up.shape, nonce, FIELD_MAX)}`)] : []),
     'top signatures:',
-    ...listOrNone(cluster.signatures.map((s) => `- ${whole(s.count)}x ${quoted(s.text, nonce, SIGNATURE_MAX)}`)),
+    // Masked as templates (values `<*>`): a signature is a redacted line, and a secret no detector knows
+    // (a webhook's token in its URL) would reach the model in it.
+    ...listOrNone(cluster.signatures.map((s) => `- ${whole(s.count)}x ${quoted(maskVariables(s.text), nonce, SIGNATURE_MAX)}`)),
     'samples:',
     ...listOrNone(cluster.samples.map((s) => `- ${field(s.timestamp)} ${whole(s.duration_ms)} ms ${quoted(s.message, nonce, MESSAGE_MAX)}`)),
     fenceClose(nonce),
