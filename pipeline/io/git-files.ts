@@ -1,6 +1,6 @@
-import { lstatSync, readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { errors } from '../model/errors.js';
 import { resolveLinks } from './confine.js';
 
@@ -47,6 +47,7 @@ const COMMON_DIRS = ['objects', 'objects/info', 'objects/pack', 'refs', 'refs/he
  * directories, or undefined when `root` holds no `.git`.
  */
 export function checkGitFiles(root: string, paths: readonly string[] = []): GitDirs | undefined {
+  folders.clear();
   const top = realOrSelf(resolve(root));
   const dirs = gitDirsOf(root, top);
   if (dirs === undefined) return undefined;
@@ -142,10 +143,8 @@ function checkHeadRef(root: string, dirs: GitDirs, allowed: readonly string[]): 
 /** objects/: each folder git writes loose objects into, and every pack and commit-graph file. */
 function checkObjects(root: string, commonDir: string, allowed: readonly string[]): void {
   const objects = join(commonDir, 'objects');
-  for (const name of list(objects)) {
-    if (/^[0-9a-f]{2}$/.test(name)) checkEntry(root, join(objects, name), 'dir', allowed);
-  }
-  for (const dir of ['pack', 'info/commit-graphs']) for (const name of list(join(objects, dir))) checkEntry(root, join(objects, dir, name), 'file', allowed);
+  for (const entry of list(objects)) if (/^[0-9a-f]{2}$/.test(entry.name)) checkListed(root, objects, entry, 'dir', allowed);
+  for (const dir of ['pack', 'info/commit-graphs']) for (const entry of list(join(objects, dir))) checkListed(root, join(objects, dir), entry, 'file', allowed);
 }
 
 /** `objects/info/alternates`: object stores git reads from; each must be inside (and their alternates too). */
@@ -163,26 +162,49 @@ function checkAlternates(root: string, objects: string, allowed: readonly string
 
 /** Every entry under `dir` (refs, reflogs): a regular file or folder that stays inside. */
 function walk(root: string, dir: string, allowed: readonly string[], budget: { left: number }): void {
-  for (const name of list(dir)) {
+  for (const entry of list(dir)) {
     if ((budget.left -= 1) < 0) return;
-    const path = join(dir, name);
-    checkEntry(root, path, lstatSync(path).isDirectory() ? 'dir' : 'file', allowed);
-    if (lstatSync(path).isDirectory()) walk(root, path, allowed, budget);
+    checkListed(root, dir, entry, entry.isDirectory() ? 'dir' : 'file', allowed);
+    // A link checked above points inside; the folder it names is walked where it is.
+    if (entry.isDirectory()) walk(root, join(dir, entry.name), allowed, budget);
   }
+}
+
+/**
+ * An entry of a folder already checked, from its listing: only a link needs resolving (anything else
+ * is where its folder is), so a walk over hundreds of object folders and refs costs one listing each.
+ */
+function checkListed(root: string, dir: string, entry: Dirent, kind: 'file' | 'dir', allowed: readonly string[]): void {
+  if (entry.isSymbolicLink()) return checkEntry(root, join(dir, entry.name), kind, allowed);
+  if (kind === 'file' ? !entry.isFile() : !entry.isDirectory()) throw special(root, join(dir, entry.name), lstatSync(join(dir, entry.name)), `git opens it as a ${kind === 'file' ? 'file' : 'folder'}`);
 }
 
 /** One path git opens: absent, or a regular file (a folder) resolving inside `allowed`. */
 function checkEntry(root: string, path: string, kind: 'file' | 'dir', allowed: readonly string[]): void {
+  let own: Stats;
   try {
-    lstatSync(path);
+    own = lstatSync(path);
   } catch {
     return; // absent: git creates it, where it is
   }
-  const real = resolveLinks(path);
+  // Not a link: it is where its folder really is (one realpath per folder, not per file).
+  const real = own.isSymbolicLink() ? resolveLinks(path) : join(realFolder(dirname(path)), basename(path));
   if (!allowed.some((dir) => within(real, dir))) throw outside(root, path, real, 'a part of the git directory');
-  const info = statOrUndefined(real);
+  const info = own.isSymbolicLink() ? statOrUndefined(real) : own;
   if (!info) return;
   if (kind === 'file' ? !info.isFile() : !info.isDirectory()) throw special(root, path, info, `git opens it as a ${kind === 'file' ? 'file' : 'folder'}`);
+}
+
+/** Folders' real paths during one check (cleared at its start: a later check sees a change). */
+const folders = new Map<string, string>();
+
+function realFolder(dir: string): string {
+  let real = folders.get(dir);
+  if (real === undefined) {
+    real = resolveLinks(dir);
+    folders.set(dir, real);
+  }
+  return real;
 }
 
 // ---- config includes ------------------------------------------------------------------------------
@@ -295,9 +317,9 @@ function textOrUndefined(path: string): string | undefined {
   }
 }
 
-function list(dir: string): string[] {
+function list(dir: string): Dirent[] {
   try {
-    return readdirSync(dir);
+    return readdirSync(dir, { withFileTypes: true });
   } catch {
     return [];
   }
