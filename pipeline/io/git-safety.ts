@@ -146,6 +146,8 @@ function repoOnlyOverride(key: string, entries: readonly ConfigEntry[]): string[
     return [`${key}=`, ...userValues];
   }
   if (key === 'core.sshcommand') return [userValues.at(-1) ?? 'core.sshCommand=ssh'];
+  // core.gitProxy keeps the first value git reads, so this -c alone does not win: gitEnvironment sets
+  // GIT_PROXY_COMMAND, which does.
   if (key === 'core.gitproxy' || key === 'core.askpass') return [userValues.at(-1) ?? `${key}=`];
   return [];
 }

@@ -65,10 +65,12 @@ export interface GitPort {
  * How long a git command may go without a byte of output before it is killed (simple-git's block
  * timeout; our own spawns use the same). A file git opens in a hostile repository can be a FIFO that
  * never answers; git-files.ts refuses the ones git's layout names, and this bounds the rest. Local
- * commands of a night answer in well under a second; a push or fetch talks to a server, whose
- * silence (`--quiet`) can be longer.
+ * commands of a night answer in well under a second, but on a machine loaded many times over its
+ * cores (a CI host running suites side by side) a starved git can be silent for seconds, and a bound
+ * that fails healthy nights there is worse than a slow refusal: 30 s. A push or fetch talks to a server, whose silence
+ * (`--quiet`) can be longer.
  */
-export const GIT_TIMEOUT_MS = { local: 15_000, network: 120_000 } as const;
+export const GIT_TIMEOUT_MS = { local: 30_000, network: 120_000 } as const;
 
 interface OpenGit {
   git: SimpleGit;
@@ -83,9 +85,9 @@ interface OpenGit {
  * environment that keep the repository's hooks, filters and other programs from running
  * (git-safety.ts); simple-git refuses those `-c` keys unless told they are wanted.
  */
-async function openGit(root: string, paths: readonly string[] = [], timeoutMs: number = GIT_TIMEOUT_MS.local): Promise<OpenGit> {
+async function openGit(root: string, paths: readonly string[] = []): Promise<OpenGit> {
   const { settings, env } = await safeSettings(root, paths);
-  return { git: await gitWith(root, settings, env, timeoutMs), settings, env };
+  return { git: await gitWith(root, settings, env), settings, env };
 }
 
 /** A new simple-git instance (its `env()` is per instance) carrying `settings`. */
