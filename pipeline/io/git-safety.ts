@@ -30,6 +30,8 @@ export const FIXED_SAFE_CONFIG: readonly string[] = [
   'fetch.recurseSubmodules=false',
   'push.recurseSubmodules=no',
   'diff.external=',
+  // git log reads .mailmap (and mailmap.file) whenever it runs, to print names none of our formats use.
+  'log.mailmap=false',
 ];
 
 /**
@@ -38,8 +40,52 @@ export const FIXED_SAFE_CONFIG: readonly string[] = [
  */
 export const PACK_ARGS = { push: '--receive-pack=git-receive-pack', fetch: '--upload-pack=git-upload-pack' } as const;
 
+/**
+ * The other side of a local transport (a path or file:// remote) is a git process on this machine, in a
+ * repository the untrusted one names: receive-pack would run that repository's hooks (pre-receive,
+ * update, post-receive, reference-transaction), check files out through its filters
+ * (`receive.denyCurrentBranch=updateInstead`) and gc it. git drops our `-c` settings for a local
+ * transport (GIT_CONFIG_PARAMETERS is cleared), so they are written into the program it runs, which a
+ * local transport starts through the shell. A local mirror's own hooks do not run for a night's push.
+ */
+const REMOTE_SAFE_CONFIG = ['core.hooksPath=/dev/null', 'core.fsmonitor=false', 'receive.denyCurrentBranch=refuse', 'receive.denyDeleteCurrent=refuse', 'receive.autogc=false', 'gc.auto=0', 'maintenance.auto=false', 'uploadpack.allowFilter=false'];
+const remoteProgram = (program: string) => ['git', ...asConfigArgs(REMOTE_SAFE_CONFIG), program].join(' ');
+export const LOCAL_PACK_ARGS = { push: `--receive-pack=${remoteProgram('receive-pack')}`, fetch: `--upload-pack=${remoteProgram('upload-pack')}` } as const;
+
+/**
+ * Whether git reaches `url` through its local transport (git's url.c: `file://`, or no `scheme://` and
+ * a `/` before any `:`, which is how an scp-like `host:path` differs from a path). `<helper>::` URLs are
+ * remote helpers (ext:: is off; others talk to their own servers).
+ */
+export function isLocalUrl(url: string): boolean {
+  if (/^file:\/\//i.test(url)) return true;
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url) || url.includes('::')) return false;
+  const colon = url.indexOf(':');
+  const slash = url.indexOf('/');
+  return colon < 0 || (slash >= 0 && slash < colon);
+}
+
 /** The keys `configOverrides` reads, as the pattern `git config --get-regexp` takes. */
-export const PROBED_KEYS = '^(filter\\.|diff\\.|credential\\.|core\\.sshcommand$|core\\.gitproxy$|core\\.askpass$)';
+export const PROBED_KEYS = '^(filter\\.|diff\\.|credential\\.|core\\.sshcommand$|core\\.gitproxy$|core\\.askpass$|core\\.excludesfile$|core\\.attributesfile$|mailmap\\.file$)';
+
+/** Settings whose value is a file git reads (git-files.ts checks it is a regular file). */
+export const FILE_KEYS = ['core.excludesfile', 'core.attributesfile', 'mailmap.file'];
+
+/**
+ * The environment of every git process: the user's, with what a setting cannot fix. `core.gitProxy`
+ * keeps the first value git reads (the repository's, before any `-c`), and GIT_PROXY_COMMAND overrides
+ * every value of it: the user's own variable stays, else it is set empty (no proxy) when the repository
+ * sets one. Git never prompts (a night has no one to answer), never pages, never runs an external diff.
+ */
+export function gitEnvironment(env: NodeJS.ProcessEnv, entries: readonly ConfigEntry[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
+  delete out.GIT_EXTERNAL_DIFF;
+  out.GIT_TERMINAL_PROMPT = '0';
+  out.GIT_PAGER = 'cat';
+  if (out.GIT_PROXY_COMMAND === undefined && entries.some((entry) => entry.key === 'core.gitproxy' && REPO_SCOPES.has(entry.scope))) out.GIT_PROXY_COMMAND = '';
+  return out;
+}
 
 /** Scopes whose values come from the repository itself (its config and the files it includes). */
 const REPO_SCOPES = new Set(['local', 'worktree']);
@@ -100,6 +146,8 @@ function repoOnlyOverride(key: string, entries: readonly ConfigEntry[]): string[
     return [`${key}=`, ...userValues];
   }
   if (key === 'core.sshcommand') return [userValues.at(-1) ?? 'core.sshCommand=ssh'];
+  // core.gitProxy keeps the first value git reads, so this -c alone does not win: gitEnvironment sets
+  // GIT_PROXY_COMMAND, which does.
   if (key === 'core.gitproxy' || key === 'core.askpass') return [userValues.at(-1) ?? `${key}=`];
   return [];
 }

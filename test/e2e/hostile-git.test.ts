@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -175,5 +176,55 @@ describe('hostile repository: git runs none of its programs', () => {
     expect(run.json.error.code).toBe('E_GIT');
     expect(run.json.error.message).toContain('filter.a=b.clean');
     expect(markers(trap)).toEqual([]);
+  });
+
+  it("a local push remote (a path, file://, or reached through insteadOf) runs receive-pack with that repository's hooks off", async () => {
+    for (const how of ['path', 'file-url', 'insteadOf'] as const) {
+      const trap = trapRepo();
+      const origin = tempDir('sleep-cycle-origin-');
+      git(origin, 'init', '--quiet', '--bare', '--initial-branch=main');
+      installHooks(trap, join(origin, 'hooks'));
+      if (how === 'insteadOf') {
+        git(trap.dir, 'remote', 'add', 'origin', 'https://example.invalid/acme/app.git');
+        git(trap.dir, 'config', `url.${origin}.insteadOf`, 'https://example.invalid/acme/app.git');
+      } else git(trap.dir, 'remote', 'add', 'origin', how === 'path' ? origin : `file://${origin}`);
+      provesTrap(trap, () => git(trap.dir, 'push', '--quiet', 'origin', 'main'));
+      const run = await cli(trap.dir, ['run', '--branch', 'sleep-cycle/nightly', '--push']);
+      expect(run.code, `${how}: ${JSON.stringify(run.json.error)}`).toBe(0);
+      expect(git(origin, 'rev-parse', 'refs/heads/sleep-cycle/nightly').trim()).toBe(run.json.data.commit);
+      expect(markers(trap), how).toEqual([]);
+    }
+  });
+
+  it('core.gitProxy, which keeps the first value git reads, runs for no git:// remote (the environment overrides it)', async () => {
+    const trap = trapRepo();
+    git(trap.dir, 'config', 'core.gitProxy', `${trap.program('proxy', 'exit 1')} for example.invalid`);
+    git(trap.dir, 'remote', 'add', 'origin', 'git://example.invalid/acme/app.git');
+    provesTrap(trap, () => {
+      try {
+        git(trap.dir, 'ls-remote', 'origin');
+      } catch {
+        // The proxy speaks no protocol: ls-remote fails, but it ran.
+      }
+    });
+    const run = await cli(trap.dir, ['run', '--branch', 'sleep-cycle/nightly', '--push']);
+    expect(run.json.error?.code).toBe('E_GIT');
+    expect(markers(trap)).toEqual([]);
+  });
+
+  it('a FIFO git would open (an included config, .gitattributes) stops the run at once with E_IO naming it', async () => {
+    for (const [name, arm] of [
+      ['git.inc', (dir: string) => writeFileSync(join(dir, '.git', 'config'), `${read(dir, '.git/config')}[include]\n\tpath = ../git.inc\n`)],
+      ['.gitattributes', () => {}],
+    ] as const) {
+      const trap = trapRepo();
+      execFileSync('mkfifo', [join(trap.dir, name)]);
+      arm(trap.dir);
+      const started = Date.now();
+      const run = await cli(trap.dir, ['run']);
+      expect(run.json.error?.code, name).toBe('E_IO');
+      expect(run.json.error.message).toContain(`${name} is a FIFO`);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    }
   });
 });

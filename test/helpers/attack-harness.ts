@@ -143,6 +143,7 @@ async function runScenario(attack: ScenarioAttack, mode: Mode, record: Record_):
         // A night marked heavy (its own CPU bound) is not a hang on a loaded machine: three times that in wall time.
         const wall = attack.limits?.ms !== undefined ? Math.max(KILL_AFTER_MS, 3 * maxMs) : KILL_AFTER_MS;
         const observed = await observedNight(sandbox, night.args ?? ['run'], NOW + (night.day ?? index) * DAY, env, wall, maxMs + 1000);
+        night.after?.(sandbox);
         runs.push(observed.run);
         for (const finding of crashFindings(observed.run, attack.accept ?? 'clean', maxMs)) record(attack, 'crash', mode, `night ${index + 1}: ${finding}`);
         for (const finding of observed.outside) record(attack, 'outside', mode, `night ${index + 1}: ${finding}`);

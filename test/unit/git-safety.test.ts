@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configOverrides, parseConfigListing } from '../../pipeline/io/git-safety.js';
+import { configOverrides, gitEnvironment, isLocalUrl, LOCAL_PACK_ARGS, parseConfigListing } from '../../pipeline/io/git-safety.js';
 
 const listing = (...entries: [string, string, string][]) => entries.map(([scope, key, value]) => `${scope}\0${key}\n${value}\0`).join('');
 
@@ -30,5 +30,30 @@ describe('git settings that run programs', () => {
 
   it('refuses a key that cannot be written as -c key=value', () => {
     expect(configOverrides(parseConfigListing(listing(['local', 'filter.a=b.clean', 'x']))).refused).toEqual(['filter.a=b.clean']);
+  });
+
+  it('tells the local transport (a path, file://) from servers, as git does', () => {
+    for (const url of ['/srv/git/app.git', './vendor/mirror.git', '../mirror', 'mirror.git', 'file:///srv/app.git', 'FILE://x', 'dir/with:colon']) expect(isLocalUrl(url), url).toBe(true);
+    for (const url of ['https://github.com/a/b.git', 'ssh://git@host/a.git', 'git://host/a', 'git@github.com:a/b.git', 'host:path/x', 'ext::sh -c x', 'persistent-https::x']) expect(isLocalUrl(url), url).toBe(false);
+  });
+
+  it('runs the other side of a local transport with hooks, checkout and gc off, through a command a shell reads as written', () => {
+    for (const arg of [LOCAL_PACK_ARGS.push, LOCAL_PACK_ARGS.fetch]) {
+      expect(arg).toMatch(/^--(receive|upload)-pack=git -c core\.hooksPath=\/dev\/null /);
+      // No quote, space inside a value, or shell character: the shell splits it exactly at our spaces.
+      expect(arg.split('=').slice(1).join('=')).toMatch(/^[\w ./=-]+$/);
+    }
+    expect(LOCAL_PACK_ARGS.push).toContain('receive.denyCurrentBranch=refuse');
+    expect(LOCAL_PACK_ARGS.push).toMatch(/ receive-pack$/);
+  });
+
+  it("overrides core.gitProxy, which a -c cannot, through the environment only when the repository sets it; the user's variable stays", () => {
+    const repoProxy = parseConfigListing(listing(['local', 'core.gitproxy', 'evil for host']));
+    const userProxy = parseConfigListing(listing(['global', 'core.gitproxy', 'corp-proxy']));
+    expect(gitEnvironment({ PATH: '/bin' }, repoProxy).GIT_PROXY_COMMAND).toBe('');
+    expect(gitEnvironment({ PATH: '/bin' }, userProxy).GIT_PROXY_COMMAND).toBeUndefined();
+    expect(gitEnvironment({ PATH: '/bin', GIT_PROXY_COMMAND: 'mine' }, repoProxy).GIT_PROXY_COMMAND).toBe('mine');
+    const env = gitEnvironment({ PATH: '/bin', GIT_EXTERNAL_DIFF: 'differ', HOME: '/h' }, []);
+    expect(env).toEqual({ PATH: '/bin', HOME: '/h', GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat' });
   });
 });
