@@ -21,7 +21,7 @@ function wordList(): ReadonlySet<string> {
 }
 
 /** What may stand between two words of a phrase: separators, and a list number (`2.`, `(3)`, `4:`). */
-const GAP = /^[ \t\r\n,;|"'`\-–—.]{1,4}$|^[ \t\r\n,;.]*\(?\d{1,2}[.):]?[ \t\r\n]*$/;
+const GAP = /^[ \t\r\n,;|"'`\-\u2013\u2014.]{1,4}$|^[ \t\r\n,;.]*\(?\d{1,2}[.):]?[ \t\r\n]*$/;
 /** A seed word right before the run (the run's first word may follow `mnemonic: "` or `--seed '`). */
 const KEYWORD = /(?:mnemonic|seed|recovery|phrase|passphrase|words?|bip-?39)[^A-Za-z]{0,6}$/i;
 const isLetterCode = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
