@@ -71,7 +71,8 @@ export function resolveLinks(path: string, depth = 0): string {
   return parent === path ? path : resolve(resolveLinks(parent, depth + 1), basename(path));
 }
 
-function within(path: string, dir: string): boolean {
+/** Whether `path` is `dir` or below it (both resolved already). */
+export function within(path: string, dir: string): boolean {
   const rel = relative(dir, path);
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
@@ -84,7 +85,7 @@ function realOrSelf(path: string): string {
   }
 }
 
-function statOrUndefined(path: string): Stats | undefined {
+export function statOrUndefined(path: string): Stats | undefined {
   try {
     return statSync(path);
   } catch {

@@ -2,7 +2,7 @@ import { lstatSync, readdirSync, readFileSync, statSync, type Dirent, type Stats
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { errors } from '../model/errors.js';
-import { resolveLinks } from './confine.js';
+import { resolveLinks, statOrUndefined, within } from './confine.js';
 
 /**
  * What git itself opens in an untrusted repository, checked before any git command runs. The confined
@@ -330,24 +330,11 @@ function expandHome(path: string, base: string): string {
   return isAbsolute(path) ? path : resolve(base, path);
 }
 
-function within(path: string, dir: string): boolean {
-  const rel = relative(dir, path);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
-}
-
 function realOrSelf(path: string): string {
   try {
     return resolveLinks(path);
   } catch {
     return path;
-  }
-}
-
-function statOrUndefined(path: string): Stats | undefined {
-  try {
-    return statSync(path);
-  } catch {
-    return undefined;
   }
 }
 
