@@ -24,7 +24,9 @@ beforeAll(async () => {
   await loadSecretRuleSet();
 });
 
-const RUNS = { numRuns: 200 };
+// A fixed seed: low-entropy halves (`AAAAAAAAAAAf`) that no detector should call random turn up about once in 50,000
+// runs; CI must not fail on them by chance. SC2_SEED and SC2_RUNS explore further.
+const RUNS = { numRuns: Number(process.env.SC2_RUNS ?? 200), seed: Number(process.env.SC2_SEED ?? 20261127) };
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const letters = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...LETTERS), minLength: min, maxLength: max });
 /** A password a person picks for a file: letters with both cases, or any printable run without blanks or quotes. */
@@ -196,7 +198,9 @@ describe('a secret split between the fields of one event', () => {
 
   it('both halves are redacted in the event the fold keeps', () => {
     fc.assert(
+      // Two different halves: one value written in both fields is no split (see the note on repeated values below).
       fc.property(shapes, half, half, (shape, a, b) => {
+        fc.pre(a.toLowerCase() !== b.toLowerCase());
         const fields = shape(a, b);
         const event = { timestamp: 0, tool_name: 'Bash', input_hash: 'h', exit_code: 1, duration_ms: 1, session_id: 's', ...fields } as TelemetryEvent;
         const kept = new SplitSecretTracker().follow(event);
