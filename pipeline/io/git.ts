@@ -72,6 +72,15 @@ export interface GitPort {
  */
 export const GIT_TIMEOUT_MS = { local: 30_000, network: 120_000 } as const;
 
+/**
+ * How long to wait, after git exits, for its output to be read to the end. simple-git by default
+ * answers 50 ms after the exit (its `completion.onExit`), with whatever output had been read by then: on
+ * a loaded machine that was a file read from HEAD cut short or empty, and a commit of a skill file
+ * without its human part. The answer now waits for the output's end (`close`); this bound only ends the
+ * wait when a program git started keeps the output open (an ssh connection kept alive).
+ */
+export const GIT_OUTPUT_GRACE_MS = 10_000;
+
 interface OpenGit {
   git: SimpleGit;
   settings: string[];
@@ -93,7 +102,7 @@ async function openGit(root: string, paths: readonly string[] = []): Promise<Ope
 /** A new simple-git instance (its `env()` is per instance) carrying `settings`. */
 async function gitWith(root: string, settings: string[], env: Record<string, string>, timeoutMs: number = GIT_TIMEOUT_MS.local): Promise<SimpleGit> {
   const { simpleGit } = await import('simple-git');
-  return simpleGit({ baseDir: root, config: settings, unsafe: UNSAFE_ALLOWED, timeout: { block: timeoutMs } }).env(env);
+  return simpleGit({ baseDir: root, config: settings, unsafe: UNSAFE_ALLOWED, timeout: { block: timeoutMs }, completion: { onClose: true, onExit: GIT_OUTPUT_GRACE_MS } }).env(env);
 }
 
 async function gitAt(root: string): Promise<SimpleGit> {
