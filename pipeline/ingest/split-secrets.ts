@@ -1,3 +1,4 @@
+import { crossFieldRedact } from '../safety/cross-field.js';
 import { endsWithSecret, redactContinuation, splitAcrossFields } from '../safety/split-secret.js';
 import type { TelemetryEvent } from '../telemetry/event.js';
 
@@ -31,7 +32,9 @@ export class SplitSecretTracker {
   private overflow = false;
 
   /** The failure as it is kept: the rest of a secret its session's last failure ended with, redacted. */
-  follow(event: TelemetryEvent): TelemetryEvent {
+  follow(original: TelemetryEvent): TelemetryEvent {
+    // A value redacted in one field of the event (or one line of its message) leaves all of them.
+    const event = crossFieldRedact(original);
     const raw = event.error_message;
     if (typeof raw !== 'string') return event;
     // The event's own two texts first: a secret split between the call and its error.

@@ -23,6 +23,10 @@ const NAME = /^[A-Za-z][A-Za-z0-9]*(?:(?:__?|[.:+-])[A-Za-z0-9]+)*$/;
 const CATEGORY = /^[A-Za-z0-9][A-Za-z0-9]*(?:(?:__?|[.:+-])[A-Za-z0-9]+)*$/;
 /** Hex digests and UUIDs: the usual input hashes and session ids, accepted without further checks. */
 const PLAIN_ID = /^(?:[0-9a-f]{8,64}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+/** Whether an id is a hex digest or a UUID (a secret only when it appears as one elsewhere, see cross-field.ts). */
+export function isPlainId(raw: string): boolean {
+  return PLAIN_ID.test(raw);
+}
 /** Session ids and input hashes: opaque tokens (UUIDs, hex, `s-2026-11-15-a`), at most 128 characters. */
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.:+=-]*$/;
 const MAX_LENGTH: Record<IdentifierField, number> = { tool_name: 64, error_category: 64, session_id: 128, input_hash: 128 };

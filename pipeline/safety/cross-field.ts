@@ -1,0 +1,102 @@
+import { isPlainId, placeholder, type IdentifierField } from './identifier.js';
+import { stripInvisible } from './normalise.js';
+import { redact } from './redact.js';
+
+/**
+ * A secret is often recognised by its context in one place only: `mysql -pHunterTwoBlue` in the call,
+ * then `Access denied (using password HunterTwoBlue)` or a session named after it elsewhere. Each field
+ * redacted alone keeps the bare copy. So a value the redactor removes from any field of an event, or
+ * from any line of its message, is removed from every field of that event: by construction, whatever
+ * shape or context found it.
+ */
+
+const MARKER = /\[REDACTED:[a-z0-9_]+\]/g;
+/** Shorter values are not carried over: a 5-character password is rare, and `admin` everywhere is not. */
+const MIN_VALUE = 6;
+/** Words that introduce a secret and may be part of a redacted run (`Bearer <token>`): never a value. */
+const KEY_WORDS = /^(?:bearer|basic|token|password|passwd|passphrase|secret|authorization|identified|apikey|api_key|api-key|private|mnemonic)$/i;
+const TEXT_FIELDS = ['input_summary', 'error_message'] as const;
+const ID_FIELDS: readonly IdentifierField[] = ['tool_name', 'error_category', 'session_id', 'input_hash'];
+
+/** The fields of a telemetry event this reads (safety sits below telemetry, so the shape is its own). */
+export interface EventFields {
+  tool_name: string;
+  input_hash: string;
+  error_category?: string;
+  error_message?: string;
+  session_id?: string;
+  agent?: string;
+  input_summary?: string;
+}
+
+/**
+ * The runs of `text` that redaction replaced by a marker in `redacted` (`text` without invisible
+ * characters, as redact reads it). Null when the two cannot be aligned (a bidi run replaced by `<*>`).
+ */
+export function redactedRuns(text: string, redacted: string): string[] | null {
+  const parts = redacted.split(MARKER);
+  if (parts.length === 1) return [];
+  if (!text.startsWith(parts[0]!)) return null;
+  const runs: string[] = [];
+  let at = parts[0]!.length;
+  for (let i = 1; i < parts.length; i += 1) {
+    const part = parts[i]!;
+    const last = i === parts.length - 1;
+    // A marker stands for at least one character: the next literal part starts after it.
+    const next = last ? (text.endsWith(part) ? text.length - part.length : -1) : part === '' ? at : text.indexOf(part, at + 1);
+    if (next < at) return null;
+    runs.push(text.slice(at, next));
+    at = next + part.length;
+  }
+  return runs;
+}
+
+/**
+ * What of a redacted run is the secret: the run, its last word (`key=<value>`, `Bearer <value>`) and
+ * that word without a short flag glued to it (`-p<value>`).
+ */
+function valuesOf(run: string): string[] {
+  const trimmed = run.trim().replace(/^["'`]+|["'`,;]+$/g, '');
+  const words = trimmed.split(/[\s=:,;]+/).filter(Boolean);
+  const lastWord = (words.at(-1) ?? '').replace(/^["'`]+|["'`]+$/g, '');
+  const unflagged = lastWord.replace(/^-[A-Za-z]/, '').replace(/^["'`]+/, '');
+  return [trimmed, lastWord, unflagged].filter((value) => value.length >= MIN_VALUE && !KEY_WORDS.test(value) && !value.includes('[REDACTED:'));
+}
+
+/** The secret values redaction finds in `text` (memoised per line by the redactor). */
+export function secretValues(text: string): string[] {
+  const stripped = stripInvisible(text);
+  const runs = redactedRuns(stripped, redact(text));
+  return runs === null ? [] : runs.flatMap(valuesOf);
+}
+
+/**
+ * The event with every value redacted in one of its fields removed from all of them: replaced by a
+ * marker in the call and the message, and an identifier holding one replaced by its placeholder.
+ */
+export function crossFieldRedact<E extends EventFields>(event: E): E {
+  const found = new Set<string>();
+  for (const field of [...TEXT_FIELDS, ...ID_FIELDS, 'agent'] as const) {
+    const value = event[field];
+    // A digest or UUID is the usual id, and random by design: a source only where it is not one.
+    if (typeof value !== 'string' || value === '' || isPlainId(value)) continue;
+    for (const secret of secretValues(value)) found.add(secret);
+  }
+  if (found.size === 0) return event;
+  // Longest first: a value that holds another is replaced whole.
+  const values = [...found].sort((a, b) => b.length - a.length);
+  const holds = (text: string) => values.some((value) => text.includes(value));
+  let out: E = event;
+  for (const field of TEXT_FIELDS) {
+    const text = event[field];
+    if (typeof text !== 'string') continue;
+    const source = holds(text) ? text : stripInvisible(text);
+    if (!holds(source)) continue;
+    out = { ...out, [field]: values.reduce((acc, value) => acc.replaceAll(value, '[REDACTED:secret]'), source) };
+  }
+  for (const field of ID_FIELDS) {
+    const id = event[field];
+    if (typeof id === 'string' && holds(stripInvisible(id))) out = { ...out, [field]: placeholder(field, id) };
+  }
+  return out;
+}
