@@ -1,4 +1,4 @@
-import { closeSync, constants, fchmodSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { errors, SleepCycleError } from '../model/errors.js';
 import { readLines, type RawLine, type ReadLinesOptions } from './line-reader.js';
@@ -15,6 +15,13 @@ export interface FileIdentity {
   size: number;
   mtimeMs: number;
 }
+
+/**
+ * The largest text file read whole (MEMORY.md, CLAUDE.md, skill files, state, audit, settings): a file
+ * in an untrusted repository can be a huge sparse file, and reading it whole would take the night's
+ * memory. Years of audit lines stay far below it; logs are read in ranges, never whole.
+ */
+export const MAX_TEXT_BYTES = 64 * 1024 * 1024;
 
 /** Every filesystem effect the pipeline needs; stages receive it through the context. */
 export interface FsPort {
@@ -75,11 +82,25 @@ export async function appendOnce(path: string, text: string): Promise<void> {
  */
 export const nodeFs: FsPort = {
   async readText(path) {
+    let fd: number;
     try {
-      return readFileSync(path, 'utf8');
+      // Non-blocking, so a FIFO put in the file's place after a check cannot hold the open; what is read is
+      // what fstat judged (a regular file of bounded size), not whatever the path names a moment later.
+      fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw errors.io('read', path, error);
+    }
+    try {
+      const info = fstatSync(fd);
+      if (!info.isFile()) throw errors.io('read', path, new Error('not a regular file (a FIFO, device, socket or folder): nothing was read'));
+      if (info.size > MAX_TEXT_BYTES) throw errors.io('read', path, new Error(`${Math.ceil(info.size / 1048576)} MiB, over the ${MAX_TEXT_BYTES / 1048576} MiB sleep-cycle reads from one of its text files: nothing was read`));
+      return readFileSync(fd, 'utf8');
+    } catch (error) {
+      if (error instanceof SleepCycleError) throw error;
+      throw errors.io('read', path, error);
+    } finally {
+      closeSync(fd);
     }
   },
   async readRange(path, start, length) {
