@@ -12,7 +12,7 @@ describe('the hook settings cache', () => {
     const dir = makeDir({ 'config/sleep-cycle.yaml': 'context_budget_chars: 300\n' });
     expect((await loadHookSettings(dir, { fs: nodeFs, env: {} })).context_budget_chars).toBe(300);
     const kept = JSON.parse(readFileSync(cache(dir), 'utf8'));
-    expect(kept).toMatchObject({ version: 1, data: { context_budget_chars: 300 } });
+    expect(kept).toMatchObject({ version: 2, source: 'context_budget_chars: 300\n', data: { context_budget_chars: 300 } });
     // The cache answers for the same text (a marker value proves it was read, not the YAML).
     writeFileSync(cache(dir), JSON.stringify({ ...kept, data: { context_budget_chars: 301 } }));
     expect((await loadHookSettings(dir, { fs: nodeFs, env: {} })).context_budget_chars).toBe(301);
