@@ -136,8 +136,8 @@ function unescapeView(text: string, base: View | null): View {
   return b.view();
 }
 
-/** A string literal's prefix right before its opening quote: Python's b r u f (and pairs), bash's `$`. */
-const STRING_PREFIX = /(?<![A-Za-z0-9_$])(?:[bBrRuUfF]{1,2}|\$)(?=["'])/;
+/** A string literal's prefix right before its opening quote: Python's b r u f (and pairs), SQL's N, bash's `$`. */
+const STRING_PREFIX = /(?<![A-Za-z0-9_$])(?:[bBrRuUfF]{1,2}|N|\$)(?=["'])/;
 const STRING_PREFIXES = new RegExp(STRING_PREFIX.source, 'g');
 
 /** The text without string literals' prefixes (the quotes stay). */
