@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CONTEXT_DETECTORS, PAIR_DETECTOR, runContext, type ContextFinding } from '../../pipeline/safety/credential-contexts.js';
 import { identifierProblem } from '../../pipeline/safety/identifier.js';
+import { findKeywordPhrases } from '../../pipeline/safety/mnemonic.js';
+import { compileNeeds } from '../../pipeline/safety/secret-prefilter.js';
 import { redact } from '../../pipeline/safety/redact.js';
 import { loadSecretRuleSet } from '../../pipeline/safety/secrets-rule-set.js';
 
@@ -313,5 +316,56 @@ describe('passphrase words after an explicit seed keyword', () => {
       'Note: recovery phrase must be stored offline and never shared with anyone',
       'error: seed the database before you run the migration tests again',
     ])).toEqual([]);
+  });
+});
+
+describe('the new detectors keep the prefilter contract', () => {
+  // Texts built from the detectors' own pieces, cut and re-cased, so near misses are as common as hits.
+  const PIECES = [
+    'IDENTIFIED BY ', "IDENTIFIED WITH x BY '", 'PASSWORD ', "PASSWORD = N'", "PASSWORD('", 'SET PASSWORD FOR a = ', "'", '"', ': ', ':', '=',
+    'ConvertTo-SecureString ', '-AsPlainText ', '-String ', 'password for deploy', 'passphrase for key ', 'pass phrase', '(again)', '{', '}',
+    '"name":"x-api-key"', '"value":"', '"key":"password"', ',', 'CREATE USER a ', 'mnemonic: ', 'seed ', 'recovery phrase is ', 'orbit velvet ',
+    'canyon lizard staple tundra ', 'AbCdEfGhIjKl', 'hunter', ' ',
+  ];
+  const text = fc.array(fc.constantFrom(...PIECES), { maxLength: 14 }).chain((parts) =>
+    fc.tuple(fc.constant(parts.join('')), fc.integer({ min: 0, max: 3 })).map(([t, mode]) => (mode === 1 ? t.toLowerCase() : mode === 2 ? t.toUpperCase() : mode === 3 ? t.slice(1) : t)),
+  );
+
+  it('each context detector finds nothing in a text that lacks what it needs, and fires on some', () => {
+    for (const detector of CONTEXT_DETECTORS) {
+      const admits = compileNeeds(detector.needs);
+      let fired = 0;
+      fc.assert(
+        fc.property(text, (t) => {
+          const out: ContextFinding[] = [];
+          runContext(detector, t, out);
+          fired += out.length > 0 ? 1 : 0;
+          return admits(t) || out.length === 0;
+        }),
+        { numRuns: 2000, seed: SEED },
+      );
+      expect(fired, detector.pattern.source.slice(0, 40)).toBeGreaterThan(0);
+    }
+  });
+
+  it('the name/value pairs and the seed-keyword phrases likewise', () => {
+    const admits = compileNeeds(PAIR_DETECTOR.needs);
+    fc.assert(
+      fc.property(text, (t) => {
+        const out: ContextFinding[] = [];
+        PAIR_DETECTOR.run(t, out);
+        return admits(t) || out.length === 0;
+      }),
+      { numRuns: 2000, seed: SEED },
+    );
+    const seedWord = compileNeeds([{ anyOf: ['mnemonic', 'seed', 'recovery', 'backup', 'wallet'], ignoreCase: true }]);
+    fc.assert(
+      fc.property(text, (t) => {
+        const out: ContextFinding[] = [];
+        findKeywordPhrases(t, out);
+        return seedWord(t) || out.length === 0;
+      }),
+      { numRuns: 2000, seed: SEED },
+    );
   });
 });
