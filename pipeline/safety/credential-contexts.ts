@@ -105,10 +105,13 @@ const VALUE_KEY = /^(?:parameter_?)?value$/i;
 const CREDENTIAL_WORDS = new Set(['password', 'passwd', 'pwd', 'pass', 'passphrase', 'passcode', 'secret', 'token', 'apikey', 'authorization', 'auth', 'cookie', 'credential', 'credentials', 'privatekey', 'accesskey']);
 const KEY_QUALIFIERS = new Set(['api', 'private', 'access', 'signing', 'encryption', 'master']);
 
-/** Whether a name names a credential: one of its words (split at separators and case changes) does. */
+/** Words after a credential word that make the name one about the credential, not it (`token_count`, `password_policy`). */
+const ABOUT_WORDS = new Set(['count', 'counts', 'limit', 'length', 'len', 'size', 'type', 'kind', 'expiry', 'expires', 'expiration', 'ttl', 'url', 'uri', 'endpoint', 'name', 'id', 'path', 'file', 'filename', 'env', 'policy', 'hint', 'prompt', 'required', 'enabled', 'min', 'max', 'format', 'usage', 'used']);
+
+/** Whether a name names a credential: one of its words (split at separators and case changes) does, and no word after it says it is about it. */
 export function namesCredential(name: string): boolean {
   const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/);
-  return words.some((word, i) => CREDENTIAL_WORDS.has(word) || (word === 'key' && KEY_QUALIFIERS.has(words[i - 1] ?? '')));
+  return words.some((word, i) => (CREDENTIAL_WORDS.has(word) || (word === 'key' && KEY_QUALIFIERS.has(words[i - 1] ?? ''))) && !words.slice(i + 1).some((w) => ABOUT_WORDS.has(w)));
 }
 
 /** Needs: an object and a value member. */
