@@ -54,9 +54,31 @@ export function identifierProblem(field: IdentifierField, raw: string): string |
   if (/--|(?:^|[^A-Za-z0-9])-[A-Za-z]/.test(raw)) return 'flag';
   if (HOST.test(raw)) return 'host';
   if (holdsSecret(field, raw)) return 'secret';
-  if (field !== 'input_hash' && field !== 'session_id' && raw.split(/__?|[.:+-]/).some(looksLikeSecretToken)) return 'secret';
+  if (field !== 'input_hash' && field !== 'session_id' && raw.split(/__?|[.:+-]/).some((part) => looksLikeSecretToken(part) || readsAsRandomLetters(part))) return 'secret';
   if (field !== 'input_hash' && INSTRUCTION.test(raw.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' '))) return 'instruction';
   return null;
+}
+
+/**
+ * A part of a tool name or category made of letters of both cases that reads as no words: a secret of
+ * letters only (no digit for looksLikeSecretToken). Names are words: snake_case or lower-case words
+ * (`not_read_first`), CamelCase words (`WebFetch`, `ExitPlanMode`, `XMLHttpRequest`), with a short word or an
+ * acronym here and there (`isWiredHeadsetOn`, `MRClientProtocolPB`). Split at its case changes, a random run
+ * is mostly pieces no word is: one or two letters, no vowel, five capitals, four consonants in a row. At
+ * least four such pieces, and half of them, make it random. Measured: none of the 1,117 mixed-case runs
+ * of 12+ letters in /work/shared/data that are names (the 49 it takes are base64 and id fragments), none
+ * of the real tool names and categories; of random runs it takes 98.5% at 30 letters, 93% at 20, 83% at 16.
+ */
+const CASE_PIECES = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+/g;
+const VOWEL = /[aeiouy]/i;
+function noWord(piece: string): boolean {
+  return piece.length <= 2 || !VOWEL.test(piece) || /^[A-Z]{5,}$/.test(piece) || /[^aeiouy]{4}/i.test(piece.slice(1));
+}
+export function readsAsRandomLetters(part: string): boolean {
+  if (part.length < 16 || !/^[A-Za-z]+$/.test(part) || !/[a-z]/.test(part) || !/[A-Z]/.test(part)) return false;
+  const pieces = part.match(CASE_PIECES)!;
+  const odd = pieces.filter(noWord).length;
+  return odd >= 4 && odd * 2 >= pieces.length;
 }
 
 /**

@@ -136,8 +136,42 @@ function unescapeView(text: string, base: View | null): View {
   return b.view();
 }
 
-/** A string literal's prefix right before its opening quote: Python's b r u f (and pairs), bash's `$`. */
-const STRING_PREFIX = /(?<![A-Za-z0-9_$])(?:[bBrRuUfF]{1,2}|\$)(?=["'])/;
+/**
+ * Numeric escapes other languages print: octal (`\147\150`, C, Python bytes, `printf`; `\0147` as
+ * `echo -e` writes it) and CSS (`\67 \68 `: one to six hex digits, one blank after ends it). Octal
+ * is read first (three octal digits are also valid CSS, and a token in octal is the likelier reading);
+ * a CSS escape needs two digits or more and a printable code point (one digit is a control character,
+ * and `\d` or `\e` in a regex or a path is no escape).
+ */
+const OCTAL_ESCAPE = /\\0?([0-3][0-7]{2})(?![0-7])/;
+const OCTAL_ESCAPES = new RegExp(OCTAL_ESCAPE.source, 'g');
+const CSS_ESCAPE = /\\([0-9a-fA-F]{2,6})[ \t]?/;
+const CSS_ESCAPES = new RegExp(CSS_ESCAPE.source, 'g');
+
+/** `text` with each match of `escapes` replaced by the character `decode` gives (null: left as written). */
+function escapesView(text: string, base: View | null, escapes: RegExp, decode: (digits: string) => string | null): View {
+  const b = new ViewBuilder(base);
+  let last = 0;
+  escapes.lastIndex = 0;
+  for (let m = escapes.exec(text); m !== null; m = escapes.exec(text)) {
+    const decoded = decode(m[1]!);
+    if (decoded === null) continue;
+    for (let i = last; i < m.index; i += 1) b.push(text[i]!, i, i + 1);
+    b.push(decoded, m.index, m.index + m[0].length);
+    last = m.index + m[0].length;
+  }
+  for (let i = last; i < text.length; i += 1) b.push(text[i]!, i, i + 1);
+  return b.view();
+}
+
+const octalChar = (digits: string): string => String.fromCharCode(parseInt(digits, 8));
+function cssChar(digits: string): string | null {
+  const code = parseInt(digits, 16);
+  return code >= 0x20 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) && code !== 0x7f ? String.fromCodePoint(code) : null;
+}
+
+/** A string literal's prefix right before its opening quote: Python's b r u f (and pairs), SQL's N, bash's `$`. */
+const STRING_PREFIX = /(?<![A-Za-z0-9_$])(?:[bBrRuUfF]{1,2}|N|\$)(?=["'])/;
 const STRING_PREFIXES = new RegExp(STRING_PREFIX.source, 'g');
 
 /** The text without string literals' prefixes (the quotes stay). */
@@ -425,6 +459,9 @@ export function decodedViews(text: string, base64 = true): View[] {
   const views: View[] = [];
   let read: View | null = NON_ASCII.test(text) ? readerView(text) : null;
   if (text.includes('\\')) read = unescapeView(read?.text ?? text, read);
+  // Octal and CSS escapes, after JSON's (a JSON string holds them with their backslash doubled).
+  if (OCTAL_ESCAPE.test(read?.text ?? text)) read = escapesView(read?.text ?? text, read, OCTAL_ESCAPES, octalChar);
+  if (CSS_ESCAPE.test(read?.text ?? text)) read = escapesView(read?.text ?? text, read, CSS_ESCAPES, cssChar);
   // String literals' prefixes dropped (`b'…'`, `rb'…'`, `u'…'`, `$'…'`): a credential context inside a
   // bytes repr reads as it does in plain quotes (`{b'X-Api-Key': b'…'}`).
   if (STRING_PREFIX.test(read?.text ?? text)) read = unprefixedView(read?.text ?? text, read);

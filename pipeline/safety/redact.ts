@@ -46,10 +46,10 @@ const PAIR_KEY = String.raw`(?<![\w.-])([\w.-]*?(?:passw(?:or)?d|pwd|passphrase|
 const ASSIGN = String.raw`(?:=>|:=|:(?!=)|=(?!>))`;
 /**
  * A string literal's prefix before its opening quote (Python's `b'…'`, `r'…'`, `u'…'`, `rb'…'`, bash's
- * `$'…'`): taken with the separator, so the value is what the quotes hold (`{b'password': b'x'}`), never the
+ * `$'…'`, SQL's national `N'…'`): taken with the separator, so the value is what the quotes hold (`{b'password': b'x'}`), never the
  * prefix letter alone. Either it is there and consumed, or it is not there: the value cannot start with it.
  */
-const STRING_PREFIX = String.raw`(?:[bBrRuU]{1,2}(?=\\?["'])|\$(?=')|(?![bBrRuU]{1,2}\\?["']|\$'))`;
+const STRING_PREFIX = String.raw`(?:(?:[bBrRuU]{1,2}|N)(?=\\?["'])|\$(?=')|(?!(?:[bBrRuU]{1,2}|N)\\?["']|\$'))`;
 /** The assignment with the key's closing quote (plain or JSON-escaped), spaces and a string prefix. */
 const PAIR_SEP = String.raw`(\\?["']?[ \t]*${ASSIGN}[ \t]*${STRING_PREFIX})`;
 /** A quoted value, closed by the same quote, or cut off at the end of the line (truncated logs). */

@@ -1,6 +1,8 @@
 import { findFormatSecrets } from './credential-formats.js';
 import { findMnemonics } from './mnemonic.js';
 import { scanWithRuleSet } from './secrets-rule-set.js';
+import { findContextSecrets } from './credential-contexts.js';
+import { CLAUSE_WORDS, PROSE_WORDS } from './prose-words.js';
 
 /**
  * Secret detectors that report ranges, run on a text and on each of its decoded views (normalise.ts):
@@ -258,21 +260,10 @@ function elementValue(value: string, m: RegExpExecArray): boolean {
  * sentence: "… for user root", "… and will expire"). The first word decides: one that describes the
  * password instead of being it ("is incorrect", "was not provided", "is too short") is prose.
  */
-const CLAUSE_WORDS =
-  'for|in|on|at|by|with|from|to|and|or|but|if|when|while|because|is|was|are|were|has|have|had|does|did|do|must|should|will|would|can|could|may|might|not|please|try|after|before|since|until';
 const PASSPHRASE = new RegExp(
   String.raw`\b(?:pass(?:word|phrase|wd|code)|pin)(?:[ \t]+(?:is|was|set[ \t]+to)|[ \t]*[:=])[ \t]+["']?((?:\[REDACTED:[a-z0-9_]+\]|[^\s,;()"'<>[\]]+)(?:[ \t]+(?!(?:${CLAUSE_WORDS})\b)[^\s,;()"'<>[\]]+){0,7})`,
   'dgi',
 );
-/** Words that describe a password (its state, a verb, an article): a value that starts with one is prose. */
-const PROSE_WORDS = new Set(
-  ('a an the not no now still already too very incorrect wrong invalid required empty missing expired blank set unset ' +
-    'weak strong short long null none nil undefined being changed reset stored saved hidden masked provided given needed mandatory ' +
-    'optional disabled enabled locked used ok okay incomplete only this that these your my its their his her our yes true false ' +
-    'denied rejected accepted authentication auth failed failure error incorrectly prompt protected encrypted ' +
-    CLAUSE_WORDS.split('|').join(' ')).split(' '),
-);
-
 /** Two or more words, none of them prose first: a passphrase (one token is left to the pair rules). */
 function passphraseValue(value: string): boolean {
   const words = value.split(/[ \t]+/);
@@ -323,7 +314,7 @@ const CONTEXT_DETECTORS: readonly Detector[] = [
   // A passphrase of words after a credential word: `passphrase is orbit velvet canyon`, `password: correct horse battery`.
   { gate: /pass|pwd|pin\b/i, kind: 'password', pattern: PASSPHRASE, group: 1, accept: passphraseValue },
   // `using password hunter2x`, `with password: x`, `AUTH x` (redis): a value with a digit or mixed case.
-  { gate: /passw|passph/i, kind: 'password', pattern: /\b(?:password|passphrase|passwd)(?:[ \t]+(?:is|was))?[ \t]+["']?([^\s"',;]{6,200})/dgi, group: 1, accept: credentialLike },
+  { gate: /passw|passph/i, kind: 'password', pattern: /\b(?:password|passphrase|passwd)(?:[ \t]+(?:is|was))?[ \t]+["']?(?!\()([^\s"',;]{6,200})/dgi, group: 1, accept: credentialLike },
   { gate: /AUTH|requirepass|masterauth/, kind: 'password', pattern: /\b(?:AUTH|requirepass|masterauth)[ \t]+(?:\w+[ \t]+)?["']?([^\s"',;]{6,200})/dg, group: 1, accept: credentialLike },
 ];
 
@@ -449,6 +440,7 @@ export function findSecrets(text: string, runs: TokenRuns = tokenRuns(text)): Fi
   for (const detector of CONTEXT_DETECTORS) if (detector.gate === undefined || detector.gate.test(text)) run(detector, text, out);
   // Secrets read by a format's grammar (credential files, seed phrases), whatever their alphabet.
   findFormatSecrets(text, out);
+  findContextSecrets(text, out);
   findMnemonics(text, out);
   return out;
 }

@@ -315,6 +315,13 @@ describe('redact: speed', () => {
     'A1b2'.repeat(50_000) + '_',
     'ghp_'.repeat(50_000),
     'key="password" '.repeat(10_000) + 'value=',
+    // Octal and CSS escapes (views), and the credential contexts of credential-contexts.ts.
+    '\\101'.repeat(8_000),
+    '\\41 '.repeat(8_000),
+    '{"name":"password",'.repeat(3_000) + '"value":"x"}',
+    "Password for '".repeat(4_000) + ': y',
+    'IDENTIFIED WITH x BY '.repeat(3_000),
+    'ConvertTo-SecureString -Force'.repeat(2_000),
   ];
 
   it.each(HOSTILE.map((s, i) => [i, s] as const))('stays linear on hostile input #%i', (_i, s) => {
