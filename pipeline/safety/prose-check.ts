@@ -12,10 +12,10 @@ import { safeguardFindings } from './safeguard-check.js';
  * them ("switch on the push's overwrite option", "reset hard"); plus the policy's `safeguards`, dangerous
  * actions described by class (safeguard-check.ts). Code spans that are commands are the command policy's.
  */
-export function proseFindings(text: string, policy: CommandPolicy, toolName: string): CommandFinding[] {
+export function proseFindings(text: string, policy: CommandPolicy, toolName: string, errorTexts: readonly string[] = []): CommandFinding[] {
   const prose = proseOf(text);
   const findings: CommandFinding[] = [];
-  const advice = adviceTextOf(text, policy);
+  const advice = adviceTextOf(text, policy, errorTexts);
   findings.push(...adviceFindings(advice, policy.advice, policy.safeguards, toolName));
   // A deletion said in words about .git or something in it ("delete the .git folder"): the parser sees only
   // a name. A stale lock file (`.git/index.lock`) is the one exception in prose: it holds no data, and
@@ -36,8 +36,8 @@ export function proseFindings(text: string, policy: CommandPolicy, toolName: str
 }
 
 /** The rule as the advice grammar reads it: command spans as CMD, names and quotes as NAME, the quotes apart. */
-function adviceTextOf(text: string, policy: CommandPolicy): AdviceText {
-  const spans = codeSpans(text, policy);
+function adviceTextOf(text: string, policy: CommandPolicy, errorTexts: readonly string[]): AdviceText {
+  const spans = codeSpans(text, policy, errorTexts);
   let index = 0;
   const prose = foldForCommands(text).replace(/(`+)[^`]*?\1/g, (whole) => {
     const span = spans[index];
