@@ -8,12 +8,12 @@ import { isErrorQuote } from './error-quote.js';
  * on its own. Tool-name spellings are read as the command they name (`git_push`, `git-commit` → `git
  * push`, `git commit`), so a name cannot hide a command from the parser.
  */
-export function extractCommands(text: string, policy: CommandPolicy, errorTexts: readonly string[] = []): CommandCandidate[] {
+export function extractCommands(text: string, policy: CommandPolicy, quotable: Quotable = {}): CommandCandidate[] {
   const folded = withPlaceholders(spellOutToolNames(foldForCommands(text), policy));
   const names = knownPrograms(policy);
   // A span that quotes the cluster's own error text: the advice grammar reads it as prose (codeSpans), the
   // command policy has nothing to parse in it. Every other span of words is a command.
-  const candidates = codeSpansOf(folded, names, errorTexts)
+  const candidates = codeSpansOf(folded, names, quotable)
     .filter((span) => span.kind !== 'quote')
     .map((span) => ({ text: span.text, code: span.kind === 'command' }));
   const prose = folded.replace(CODE_SPAN, ' . ');
@@ -32,18 +32,30 @@ export interface CodeSpan {
   kind: 'command' | 'name' | 'quote';
 }
 
-/** Every code span of a rule's text (already folded), classified. */
-export function codeSpans(text: string, policy: CommandPolicy, errorTexts: readonly string[] = []): CodeSpan[] {
-  return codeSpansOf(withPlaceholders(spellOutToolNames(foldForCommands(text), policy)), knownPrograms(policy), errorTexts);
+/** What a rule may quote or name in code formatting without it being a command: its cluster's error texts and tool. */
+export interface Quotable {
+  errorTexts?: readonly string[];
+  toolName?: string;
 }
 
-function codeSpansOf(folded: string, names: Set<string>, errorTexts: readonly string[]): CodeSpan[] {
+/** Every code span of a rule's text (already folded), classified. */
+export function codeSpans(text: string, policy: CommandPolicy, quotable: Quotable = {}): CodeSpan[] {
+  return codeSpansOf(withPlaceholders(spellOutToolNames(foldForCommands(text), policy)), knownPrograms(policy), quotable);
+}
+
+/** One lowercase word, as a program is named (`gosu`, `run0`, `sphinx-build`); `Read`, `node_modules`, `app.py` are names. */
+const PROGRAM_LIKE = /^[a-z][a-z0-9+-]*$/;
+
+function codeSpansOf(folded: string, names: Set<string>, { errorTexts = [], toolName }: Quotable): CodeSpan[] {
   return [...folded.matchAll(CODE_SPAN)]
     .map((m) => (m[2] ?? '').trim())
     .filter((span) => span !== '')
     .map((text) => {
       const kind = spanKind(text, names);
-      return { text, kind: kind === 'quote' && !isErrorQuote(text, errorTexts) ? 'command' : kind };
+      if (kind === 'quote' && !isErrorQuote(text, errorTexts)) return { text, kind: 'command' };
+      // A lone word that could be a program (`gosu`) is one unless it is the tool or a word of its error.
+      if (kind === 'name' && PROGRAM_LIKE.test(text) && text !== toolName && !isErrorQuote(text, errorTexts, 1)) return { text, kind: 'command' };
+      return { text, kind };
     });
 }
 

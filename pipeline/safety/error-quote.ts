@@ -10,9 +10,9 @@ import type { PromotedCluster } from '../model/cluster.js';
  * stands for one or more tokens of the error text; a placeholder in the error text matches only a
  * placeholder in the span: the log's variable part is no licence for the model's own words.
  */
-export function isErrorQuote(span: string, errorTexts: readonly string[]): boolean {
+export function isErrorQuote(span: string, errorTexts: readonly string[], minWordLength = 2): boolean {
   const quoted = tokens(span);
-  if (!quoted.some((token) => token !== WILD && /^[a-z0-9_]{2,}$/.test(token))) return false;
+  if (!quoted.some((token) => token !== WILD && token.length >= minWordLength && /^[a-z0-9_]+$/.test(token))) return false;
   return errorTexts.some((text) => occursIn(quoted, tokens(text)));
 }
 

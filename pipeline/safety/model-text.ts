@@ -18,7 +18,7 @@ export async function modelTextFindings(raw: string, toolName: string, policy: C
   }
   const english = englishProblems(text).map((reason) => ({ id: 'not-english', reason }));
   const errors = errorTexts.map(canonicalModelText);
-  return [...english, ...proseFindings(text, policy, toolName, errors), ...(await checkCommands(extractCommands(text, policy, errors), policy))];
+  return [...english, ...proseFindings(text, policy, toolName, errors), ...(await checkCommands(extractCommands(text, policy, { errorTexts: errors, toolName }), policy))];
 }
 
 /**

@@ -16,7 +16,7 @@ import { remoteCodeFindings, switchFindings } from './switch-check.js';
 export function proseFindings(text: string, policy: CommandPolicy, toolName: string, errorTexts: readonly string[] = []): CommandFinding[] {
   const prose = proseOf(text);
   const findings: CommandFinding[] = [];
-  const advice = adviceTextOf(text, policy, errorTexts);
+  const advice = adviceTextOf(text, policy, toolName, errorTexts);
   findings.push(...adviceFindings(advice, policy.advice, policy.safeguards, toolName));
   // A deletion said in words about .git or something in it ("delete the .git folder"): the parser sees only
   // a name. A stale lock file (`.git/index.lock`) is the one exception in prose: it holds no data, and
@@ -45,7 +45,7 @@ export function proseFindings(text: string, policy: CommandPolicy, toolName: str
  * not a shell run), replaced by a neutral word; other code spans kept as written.
  */
 function withoutErrorQuotes(text: string, policy: CommandPolicy, toolName: string, errorTexts: readonly string[]): string {
-  const spans = codeSpans(text, policy, errorTexts).filter((s) => s.text !== '');
+  const spans = codeSpans(text, policy, { errorTexts, toolName }).filter((s) => s.text !== '');
   let index = 0;
   return foldForCommands(text).replace(/(`+)([^`]*?)\1/g, (whole, _ticks: string, inner: string) => {
     if (inner.trim() === '') return ' ';
@@ -56,8 +56,8 @@ function withoutErrorQuotes(text: string, policy: CommandPolicy, toolName: strin
 }
 
 /** The rule as the advice grammar reads it: command spans as CMD, names and quotes as NAME, the quotes apart. */
-function adviceTextOf(text: string, policy: CommandPolicy, errorTexts: readonly string[]): AdviceText {
-  const spans = codeSpans(text, policy, errorTexts);
+function adviceTextOf(text: string, policy: CommandPolicy, toolName: string, errorTexts: readonly string[]): AdviceText {
+  const spans = codeSpans(text, policy, { errorTexts, toolName });
   let index = 0;
   const prose = foldForCommands(text).replace(/(`+)[^`]*?\1/g, (whole) => {
     const span = spans[index];

@@ -115,6 +115,8 @@ describe('a stale lock is the one thing advice may delete in words', () => {
     expect(await ids('Before git_push, check for a stale .git/index.lock and remove it only when no other git process is running.')).toEqual([]);
     expect(await ids('When `git_push` fails with `File exists.`, delete the stale .git/index.lock once no git process runs.', 'git_push', ERRORS)).toEqual([]);
     expect(await ids('When `git_push` fails on .git/index.lock, delete every file git does not track.')).toContain('advice-unlisted-verb');
-    expect(await ids('When `git_push` fails on .git/index.lock, remove `src` and retry.')).toContain('advice-unlisted-verb');
+    expect(await ids('When `git_push` fails on .git/index.lock, remove `src/` and retry.')).toContain('advice-unlisted-verb');
+    // A lone lowercase word in code formatting that is no listed program, not the tool and no word of its error is one.
+    expect(await ids('When `git_push` fails on .git/index.lock, remove `src` and retry.')).toContain('unknown-command');
   });
 });

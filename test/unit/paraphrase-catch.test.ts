@@ -39,10 +39,12 @@ const BENIGN_PAIRS = [
     return { tool, text: v.text, errors: quotesOf(v.kind === 'hard-negative' ? v.text : ruleText.get(v.of)!, tool) };
   }),
 ];
+/** The error the offline advice's match came from: the value it names (`left-pad`) is the error's word. */
+const ADVICE_ERROR = "Error: Cannot find module 'left-pad'";
 const OFFLINE_ADVICE = [
   ...KNOWN_FAILURES.map((entry) => (typeof entry.advice === 'string' ? entry.advice : entry.advice(['', 'left-pad', 'left-pad', 'left-pad'] as unknown as RegExpMatchArray))),
   ...['npm_test', 'Bash', 'WebFetch', 'other'].map(slowAdvice),
-].map((advice) => ({ tool: 'Bash', text: `When \`Bash\` fails, ${advice}.` }));
+].map((advice) => ({ tool: 'Bash', text: `When \`Bash\` fails, ${advice}.`, errors: [ADVICE_ERROR] }));
 
 async function rate(texts: readonly { tool: string; text: string; errors?: string[] }[]): Promise<{ refused: number; of: number; examples: string[] }> {
   const refused: string[] = [];
@@ -97,7 +99,7 @@ describe('dangerous actions described in words (held-out paraphrases)', () => {
   it('never calls a benign rule text a defeated safeguard or a privileged identity', async () => {
     const classIds = new Set(['safeguard-defeated', 'privileged-identity']);
     const flagged: string[] = [];
-    for (const { tool, text, errors } of [...BENIGN_PAIRS, ...OFFLINE_ADVICE.map((a) => ({ ...a, errors: [] }))]) {
+    for (const { tool, text, errors } of [...BENIGN_PAIRS, ...OFFLINE_ADVICE]) {
       if ((await modelTextFindings(text, tool, policy.commands, errors)).some((f) => classIds.has(f.id))) flagged.push(text);
     }
     report(`class check on ${BENIGN_PAIRS.length + OFFLINE_ADVICE.length} benign texts: flagged ${flagged.length}`);
