@@ -49,11 +49,17 @@ export async function recheckRules(rules: Record<string, LedgerEntry>, policy: S
     const verdict = await evaluateDraft(
       { id: rule.id, clusterId: rule.cluster_id, kind: rule.kind, toolName: rule.tool_name, errorCategory: rule.error_category, text: rule.text, target: parseTargetKey(rule.target), synthesizer: rule.provenance.synthesizer, notes: [] },
       policy,
+      errorTextsOfRule(rule),
     );
     result.checked[rule.id] = mark;
     if (verdict.verdict !== 'accept') result.flagged[rule.id] = { severity: verdict.verdict, violations: verdict.violations.map(describe) };
   }
   return result;
+}
+
+/** The error texts a rule in memory is about, as its ledger entry keeps them (template, templates, evidence). */
+function errorTextsOfRule(rule: LedgerEntry): string[] {
+  return [...(rule.template ? [rule.template] : []), ...(rule.provenance.templates ?? []), ...rule.provenance.evidence.map((e) => e.message)];
 }
 
 function describe(violation: Violation): string {

@@ -161,8 +161,9 @@ function launchedProgram(program: string, args: string[], policy: CommandPolicy)
   return null;
 }
 
+/** `/usr/bin/git` is git; a name that is only slashes (`//`, a comment marker) stays itself, an unknown program. */
 function basename(program: string): string {
-  return program.replace(/^.*\//, '');
+  return program.replace(/^.*\//, '') || program;
 }
 
 const INTERPRETER_STRING = /^(?:ba|da|z|k|fi)?sh$/;
@@ -188,8 +189,38 @@ function judge(command: SimpleCommand, policy: CommandPolicy, code: boolean, rep
       if (script !== undefined) findings.push(...reparse(script));
     }
     if (command.program === 'eval' && command.args.length > 0) findings.push(...reparse(command.args.join(' ')));
+    for (const value of commandValues(command)) findings.push(...reparse(value));
   }
   return findings;
+}
+
+/**
+ * Settings whose value is a command that git, ssh or a shell runs later: `GIT_SSH_COMMAND="ssh -o …"`,
+ * `GIT_EDITOR=…`, `PAGER=…`, any `*_COMMAND`; `git -c core.sshCommand=…` and `git config core.editor …`
+ * (a `!` alias or credential helper is a shell command too). Their values are commands, checked as one.
+ */
+const COMMAND_VARIABLE = /^(?:EDITOR|VISUAL|PAGER|MANPAGER|BROWSER|SHELL|PROMPT_COMMAND|LESSOPEN|LESSCLOSE|RSYNC_RSH|CVS_RSH|GIT_SSH|GIT_EXEC_PATH|[A-Z0-9_]*_(?:COMMAND|CMD|EDITOR|PAGER|ASKPASS|SHELL|RSH|EXEC|PROGRAM|HOOK|DIFF|CALLBACK)|GIT_[A-Z_]*(?:EDITOR|PAGER|ASKPASS|DIFF|SSH))$/i;
+const COMMAND_CONFIG = /^(?:core\.(?:sshcommand|editor|pager|askpass|fsmonitor|alternaterefscommand)|sequence\.editor|diff\.external|diff\..+\.(?:textconv|command)|difftool\..+\.cmd|mergetool\..+\.cmd|filter\..+\.(?:clean|smudge|process)|merge\..+\.driver|pager\..+|alias\..+|credential(?:\..+)?\.helper|gpg(?:\..+)?\.program|uploadpack\.packobjectshook|sendemail\..*cmd|remote\..+\.(?:uploadpack|receivepack)|web\.browser|browser\..+\.cmd|core\.gitproxy)$/i;
+
+function commandValues(command: SimpleCommand): string[] {
+  const values: string[] = [];
+  const assignment = (text: string, named: RegExp) => {
+    const at = text.indexOf('=');
+    if (at > 0 && named.test(text.slice(0, at))) values.push(text.slice(at + 1));
+  };
+  for (const env of [...command.env, ...(command.program === 'export' || command.program === 'declare' || command.program === 'typeset' ? command.args : [])]) assignment(env, COMMAND_VARIABLE);
+  if (command.program === 'git') {
+    command.args.forEach((arg, i) => {
+      if (arg === '-c' && command.args[i + 1] !== undefined) assignment(command.args[i + 1]!, COMMAND_CONFIG);
+      else if (arg.startsWith('-c') && arg.length > 2) assignment(arg.slice(2), COMMAND_CONFIG);
+    });
+    if (subcommandOf(command) === 'config') {
+      const rest = command.args.slice(command.args.indexOf('config') + 1).filter((a) => !a.startsWith('-'));
+      if (rest.length >= 2 && COMMAND_CONFIG.test(rest[0]!)) values.push(rest.slice(1).join(' '));
+    }
+  }
+  // A `!` alias or helper runs the rest in a shell; a value that is no command parses to an unknown one.
+  return values.map((value) => value.replace(/^\s*!/, '').trim()).filter((value) => value !== '');
 }
 
 /** git's subcommand comes after its global options (`git -C dir -c k=v push`); other programs' is the first word. */

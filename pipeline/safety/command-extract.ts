@@ -1,5 +1,6 @@
 import type { CommandCandidate } from './command-check.js';
 import type { CommandPolicy } from './command-policy.js';
+import { isErrorQuote } from './error-quote.js';
 
 /**
  * Every command a rule's text contains, for the command policy: each code span (backticks), and in the
@@ -7,12 +8,12 @@ import type { CommandPolicy } from './command-policy.js';
  * on its own. Tool-name spellings are read as the command they name (`git_push`, `git-commit` → `git
  * push`, `git commit`), so a name cannot hide a command from the parser.
  */
-export function extractCommands(text: string, policy: CommandPolicy): CommandCandidate[] {
+export function extractCommands(text: string, policy: CommandPolicy, quotable: Quotable = {}): CommandCandidate[] {
   const folded = withPlaceholders(spellOutToolNames(foldForCommands(text), policy));
   const names = knownPrograms(policy);
-  // A span that is neither a command nor a single name is quoted text (an error template): the advice
-  // grammar reads it as prose (codeSpans), the command policy has nothing to parse in it.
-  const candidates = codeSpansOf(folded, names)
+  // A span that quotes the cluster's own error text: the advice grammar reads it as prose (codeSpans), the
+  // command policy has nothing to parse in it. Every other span of words is a command.
+  const candidates = codeSpansOf(folded, names, quotable)
     .filter((span) => span.kind !== 'quote')
     .map((span) => ({ text: span.text, code: span.kind === 'command' }));
   const prose = folded.replace(CODE_SPAN, ' . ');
@@ -24,24 +25,41 @@ export interface CodeSpan {
   /**
    * `command`: starts with a program name (listed, a launcher or wrapper, or dangerous on its own) or uses
    * shell syntax or a flag: checked by the command policy, every part of it. `name`: one token (`Edit`,
-   * `node_modules`, `.git/index.lock`): its place is checked, it is not a command. `quote`: words (an error
-   * template such as `File does not exist.`): no command, so the advice grammar reads it as prose.
+   * `node_modules`, `.git/index.lock`): its place is checked, it is not a command. `quote`: words of the
+   * cluster's own error text (`File does not exist.`, error-quote.ts): no command, so the advice grammar
+   * reads it as prose. Words that are no error text of the cluster are a `command` (`run0 <tool>`).
    */
   kind: 'command' | 'name' | 'quote';
 }
 
-/** Every code span of a rule's text (already folded), classified. */
-export function codeSpans(text: string, policy: CommandPolicy): CodeSpan[] {
-  return codeSpansOf(withPlaceholders(spellOutToolNames(foldForCommands(text), policy)), knownPrograms(policy));
+/** What a rule may quote or name in code formatting without it being a command: its cluster's error texts and tool. */
+export interface Quotable {
+  errorTexts?: readonly string[];
+  toolName?: string;
 }
 
-function codeSpansOf(folded: string, names: Set<string>): CodeSpan[] {
+/** Every code span of a rule's text (already folded), classified. */
+export function codeSpans(text: string, policy: CommandPolicy, quotable: Quotable = {}): CodeSpan[] {
+  return codeSpansOf(withPlaceholders(spellOutToolNames(foldForCommands(text), policy)), knownPrograms(policy), quotable);
+}
+
+/** One lowercase word, as a program is named (`gosu`, `run0`, `sphinx-build`); `Read`, `node_modules`, `app.py` are names. */
+const PROGRAM_LIKE = /^[a-z][a-z0-9+-]*$/;
+
+function codeSpansOf(folded: string, names: Set<string>, { errorTexts = [], toolName }: Quotable): CodeSpan[] {
   return [...folded.matchAll(CODE_SPAN)]
     .map((m) => (m[2] ?? '').trim())
     .filter((span) => span !== '')
-    .map((text) => ({ text, kind: spanKind(text, names) }));
+    .map((text) => {
+      const kind = spanKind(text, names);
+      if (kind === 'quote' && !isErrorQuote(text, errorTexts)) return { text, kind: 'command' };
+      // A lone word that could be a program (`gosu`) is one unless it is the tool or a word of its error.
+      if (kind === 'name' && PROGRAM_LIKE.test(text) && text !== toolName && !isErrorQuote(text, errorTexts, 1)) return { text, kind: 'command' };
+      return { text, kind };
+    });
 }
 
+/** What a span looks like: a command, a name, or words (a quote only once error-quote.ts finds them in the error text). */
 function spanKind(span: string, names: Set<string>): CodeSpan['kind'] {
   const plain = span.replaceAll('<*>', 'ANY_VALUE');
   const words = plain.split(/\s+/);

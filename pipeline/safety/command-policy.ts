@@ -52,7 +52,24 @@ export interface CommandPolicy {
   concepts: string[];
   /** Dangerous actions described without their command words (prose-check.ts); absent: not checked. */
   safeguards?: Safeguards;
+  /** Settings and directives that turn a check off, matched in the rule's own text (switch-check.ts); absent: not checked. */
+  switches?: SafetySwitch[];
+  /** A download run by a shell, in words (switch-check.ts); absent: not checked. */
+  remote_code?: RemoteCode;
   deny: CommandDeny[];
+}
+
+/** A safety-off switch: regular expressions (case-insensitive) over the rule's text without its error quotes. */
+export interface SafetySwitch {
+  id: string;
+  reason: string;
+  text: string[];
+}
+
+/** Word patterns (as in Safeguards): a sentence with a `fetch` and a `run` describes running fetched code. */
+export interface RemoteCode {
+  fetch: string[];
+  run: string[];
 }
 
 /**
@@ -89,7 +106,7 @@ export interface CommandPolicyProblem {
 
 // `actions` (the verbs a clause could start with, before the advice grammar) is still read and ignored, so
 // that a policy copied by an older `init` keeps loading; the grammar's defaults apply without `advice`.
-const KEYS = ['programs', 'launchers', 'wrappers', 'build_dirs', 'hosts', 'actions', 'advice', 'concepts', 'safeguards', 'deny'];
+const KEYS = ['programs', 'launchers', 'wrappers', 'build_dirs', 'hosts', 'actions', 'advice', 'concepts', 'safeguards', 'switches', 'remote_code', 'deny'];
 const SAFEGUARD_KEYS = ['objects', 'defeats', 'identities', 'except'] as const;
 const ADVICE_KEYS = ['observe', 'act', 'negatable', 'protected', 'verbs'] as const;
 const LIST_KEYS = ['launchers', 'wrappers', 'build_dirs', 'hosts', 'concepts'] as const;
@@ -110,8 +127,10 @@ export function parseCommandPolicy(data: unknown, problems: CommandPolicyProblem
   const deny = Array.isArray(data['deny']) ? data['deny'].flatMap((entry: unknown, i) => parseDeny(entry, i, report) ?? []) : (report(AT, 'commands.deny to be a list', data['deny']), []);
   const safeguards = data['safeguards'] === undefined ? undefined : parseSafeguards(data['safeguards'], report);
   const advice = data['advice'] === undefined ? DEFAULT_ADVICE : parseAdvice(data['advice'], report);
+  const switches = data['switches'] === undefined ? undefined : parseSwitches(data['switches'], report);
+  const remote = data['remote_code'] === undefined ? undefined : parseRemoteCode(data['remote_code'], report);
   if (problems.length > before || advice === undefined) return undefined;
-  return { programs, ...lists, advice, ...(safeguards ? { safeguards } : {}), deny };
+  return { programs, ...lists, advice, ...(safeguards ? { safeguards } : {}), ...(switches ? { switches } : {}), ...(remote ? { remote_code: remote } : {}), deny };
 }
 
 /** The grammar a policy without `advice:` gets: the same lists as the bundled config/safety-rules.yaml. */
@@ -140,6 +159,36 @@ function parseSafeguards(value: unknown, report: Report): Safeguards | undefined
 }
 
 type Report = (rule: string, expected: string, found: unknown) => void;
+
+function parseSwitches(value: unknown, report: Report): SafetySwitch[] | undefined {
+  const at = `${AT}.switches`;
+  if (!Array.isArray(value)) return void report(at, `${at} to be a list of { id, reason, text }`, value);
+  const switches: SafetySwitch[] = [];
+  value.forEach((entry: unknown, i) => {
+    const label = `${at}[${i}]`;
+    if (!isMapping(entry) || typeof entry['id'] !== 'string' || typeof entry['reason'] !== 'string' || entry['reason'].trim() === '') {
+      return report(label, `${label} to be a mapping with id, reason and text (a list of regular expressions)`, entry);
+    }
+    for (const key of Object.keys(entry).filter((k) => !['id', 'reason', 'text'].includes(k))) report(label, 'only the keys id, reason, text', key);
+    const text = stringList(entry['text'], `${label}.text`, report, true);
+    for (const source of text) {
+      try {
+        new RegExp(source, 'i');
+      } catch (cause) {
+        report(label, `a valid regular expression (${cause instanceof Error ? cause.message : String(cause)})`, source);
+      }
+    }
+    switches.push({ id: entry['id'], reason: entry['reason'].trim(), text });
+  });
+  return switches;
+}
+
+function parseRemoteCode(value: unknown, report: Report): RemoteCode | undefined {
+  const at = `${AT}.remote_code`;
+  if (!isMapping(value)) return void report(at, `${at} to be a mapping with fetch and run`, value);
+  for (const key of Object.keys(value).filter((k) => !['fetch', 'run'].includes(k))) report(at, 'only the keys fetch, run', key);
+  return { fetch: stringList(value['fetch'], `${at}.fetch`, report, true), run: stringList(value['run'], `${at}.run`, report, true) };
+}
 
 function parsePrograms(value: unknown, report: Report): Record<string, string[] | 'any'> {
   const programs: Record<string, string[] | 'any'> = Object.create(null);

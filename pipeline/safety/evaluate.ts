@@ -34,7 +34,11 @@ interface PolicyEngine {
 // fresh engine without anyone having to invalidate a cache.
 const engines = new WeakMap<SafetyPolicy, PolicyEngine>();
 
-export async function evaluateDraft(draft: DraftRule, policy: SafetyPolicy): Promise<SafetyVerdict> {
+/**
+ * `errorTexts`: the error texts of the cluster the draft is about (its templates, signatures, evidence
+ * messages): the only text a model-written rule may quote in code formatting (error-quote.ts).
+ */
+export async function evaluateDraft(draft: DraftRule, policy: SafetyPolicy, errorTexts: readonly string[] = []): Promise<SafetyVerdict> {
   const { results, failureResults } = await runSerialized(engineFor(policy), extractFacts(draft));
   // A rule the engine skipped would read as "did not fire", i.e. accept: never let that pass silently.
   if (results.length + failureResults.length !== policy.rules.length) {
@@ -46,7 +50,7 @@ export async function evaluateDraft(draft: DraftRule, policy: SafetyPolicy): Pro
     .map((rule) => ({ ruleId: rule.id, severity: rule.severity, reason: rule.reason, source: policy.file }));
   // A model's text is held to the command policy too: every command parsed, the prose to listed actions.
   if (isModelWritten(draft.synthesizer)) {
-    for (const finding of await modelTextFindings(draft.text, draft.toolName, policy.commands)) {
+    for (const finding of await modelTextFindings(draft.text, draft.toolName, policy.commands, errorTexts)) {
       violations.push({ ruleId: `commands/${finding.id}`, severity: 'block', reason: finding.reason, source: policy.file });
     }
   }

@@ -6,16 +6,19 @@ import type { CommandPolicy } from './command-policy.js';
 
 /**
  * What the command policy says about a model-written rule: its prose (English, listed actions, no
- * dangerous concepts) and every command in it, parsed. Offline rules are not checked here: their advice
- * is ours and their quotes follow the error-clause grammar.
+ * dangerous concepts) and every command in it, parsed. `errorTexts` are the error texts of the cluster the
+ * rule is about (error-quote.ts): a code span is a quote only when it is one of them; without them every
+ * span of words is a command. Offline rules are not checked here: their advice is ours and their quotes
+ * follow the error-clause grammar.
  */
-export async function modelTextFindings(raw: string, toolName: string, policy: CommandPolicy | undefined): Promise<CommandFinding[]> {
+export async function modelTextFindings(raw: string, toolName: string, policy: CommandPolicy | undefined, errorTexts: readonly string[] = []): Promise<CommandFinding[]> {
   const text = canonicalModelText(raw);
   if (policy === undefined) {
     return [{ id: 'no-command-policy', reason: 'the safety policy has no commands: section, so the commands in a model-written rule cannot be checked; copy it from the bundled config/safety-rules.yaml' }];
   }
   const english = englishProblems(text).map((reason) => ({ id: 'not-english', reason }));
-  return [...english, ...proseFindings(text, policy, toolName), ...(await checkCommands(extractCommands(text, policy), policy))];
+  const errors = errorTexts.map(canonicalModelText);
+  return [...english, ...proseFindings(text, policy, toolName, errors), ...(await checkCommands(extractCommands(text, policy, { errorTexts: errors, toolName }), policy))];
 }
 
 /**

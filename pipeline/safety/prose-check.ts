@@ -3,6 +3,7 @@ import type { CommandPolicy } from './command-policy.js';
 import { adviceFindings, type AdviceText } from './advice-grammar.js';
 import { codeSpans, foldForCommands } from './command-extract.js';
 import { safeguardFindings } from './safeguard-check.js';
+import { remoteCodeFindings, switchFindings } from './switch-check.js';
 
 /**
  * The prose of a model-written rule. Chosen: an allowlist grammar of advice (advice-grammar.ts): a
@@ -12,10 +13,10 @@ import { safeguardFindings } from './safeguard-check.js';
  * them ("switch on the push's overwrite option", "reset hard"); plus the policy's `safeguards`, dangerous
  * actions described by class (safeguard-check.ts). Code spans that are commands are the command policy's.
  */
-export function proseFindings(text: string, policy: CommandPolicy, toolName: string): CommandFinding[] {
+export function proseFindings(text: string, policy: CommandPolicy, toolName: string, errorTexts: readonly string[] = []): CommandFinding[] {
   const prose = proseOf(text);
   const findings: CommandFinding[] = [];
-  const advice = adviceTextOf(text, policy);
+  const advice = adviceTextOf(text, policy, toolName, errorTexts);
   findings.push(...adviceFindings(advice, policy.advice, policy.safeguards, toolName));
   // A deletion said in words about .git or something in it ("delete the .git folder"): the parser sees only
   // a name. A stale lock file (`.git/index.lock`) is the one exception in prose: it holds no data, and
@@ -32,12 +33,31 @@ export function proseFindings(text: string, policy: CommandPolicy, toolName: str
   // Quoted error text is not read here: errors describe safeguards at work ("terminal prompts disabled").
   // The advice grammar reads the advice in it.
   if (policy.safeguards) findings.push(...safeguardFindings(prose, policy.safeguards));
+  // Switches and downloads are read in the model's own words and code too: only the error's words are left out.
+  const own = withoutErrorQuotes(text, policy, toolName, errorTexts);
+  if (policy.switches) findings.push(...switchFindings(own, policy.switches));
+  if (policy.remote_code) findings.push(...remoteCodeFindings(own, policy.remote_code));
   return findings;
 }
 
+/**
+ * The rule's text with each quote of the cluster's error text, and the tool's own name (`Bash` is the tool,
+ * not a shell run), replaced by a neutral word; other code spans kept as written.
+ */
+function withoutErrorQuotes(text: string, policy: CommandPolicy, toolName: string, errorTexts: readonly string[]): string {
+  const spans = codeSpans(text, policy, { errorTexts, toolName }).filter((s) => s.text !== '');
+  let index = 0;
+  return foldForCommands(text).replace(/(`+)([^`]*?)\1/g, (whole, _ticks: string, inner: string) => {
+    if (inner.trim() === '') return ' ';
+    const span = spans[index];
+    index += 1;
+    return span?.kind === 'quote' || inner.trim() === toolName ? ' NAME ' : ` ${inner} `;
+  });
+}
+
 /** The rule as the advice grammar reads it: command spans as CMD, names and quotes as NAME, the quotes apart. */
-function adviceTextOf(text: string, policy: CommandPolicy): AdviceText {
-  const spans = codeSpans(text, policy);
+function adviceTextOf(text: string, policy: CommandPolicy, toolName: string, errorTexts: readonly string[]): AdviceText {
+  const spans = codeSpans(text, policy, { errorTexts, toolName });
   let index = 0;
   const prose = foldForCommands(text).replace(/(`+)[^`]*?\1/g, (whole) => {
     const span = spans[index];

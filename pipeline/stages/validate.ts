@@ -1,5 +1,6 @@
 import type { RunContext } from '../context.js';
 import { evaluateDraft, type SafetyVerdict } from '../safety/evaluate.js';
+import { errorTextsOf } from '../safety/error-quote.js';
 import type { SafetyPolicy } from '../safety/policy.js';
 import { suspiciousReasons } from '../synth/echo.js';
 import type { DraftRule } from '../model/draft.js';
@@ -31,8 +32,9 @@ export async function validate<I extends { drafts: DraftRule[]; policy: SafetyPo
   const clusters = new Map(input.promoted.map((cluster) => [cluster.id, cluster]));
   const reviewed: ReviewedDraft[] = [];
   for (const draft of input.drafts) {
-    const verdict = await evaluateDraft(draft, input.policy);
-    const suspicious = suspiciousReasons(draft.text, clusters.get(draft.clusterId), draft.synthesizer.startsWith('claude'));
+    const cluster = clusters.get(draft.clusterId);
+    const verdict = await evaluateDraft(draft, input.policy, cluster ? errorTextsOf(cluster) : []);
+    const suspicious = suspiciousReasons(draft.text, cluster, draft.synthesizer.startsWith('claude'));
     reviewed.push({
       draft,
       verdict,

@@ -14,7 +14,17 @@ import { parseSafetyPolicy } from '../../pipeline/safety/policy.js';
 const root = join(import.meta.dirname, '..', '..');
 const yaml = readFileSync(join(root, 'config', 'safety-rules.yaml'), 'utf8');
 const policy = parseSafetyPolicy(yaml, 'config/safety-rules.yaml');
-const ids = async (text: string, tool = 'git_push') => (await modelTextFindings(text, tool, policy.commands)).map((f) => f.id);
+const ids = async (text: string, tool = 'git_push', errors: string[] = []) => (await modelTextFindings(text, tool, policy.commands, errors)).map((f) => f.id);
+/** The error texts of the clusters these rules are about: the only text a rule may quote (error-quote.ts). */
+const ERRORS = [
+  "fatal: Unable to create '<*>': File exists.",
+  'File does not exist. Current working directory: <*>',
+  'String to replace not found in file.',
+  '! [rejected] <*> -> <*> (non-fast-forward)',
+  'Request failed with status code 403',
+  'Bad Request: Cannot find attribute with slug/ID "<*>".',
+  "make: *** No rule to make target '<*>'. Stop.",
+];
 
 describe('advice without a command', () => {
   it.each([
@@ -38,7 +48,7 @@ describe('advice without a command', () => {
     'When `pytest` is missing, install the test dependencies (`pip install -r requirements.txt`) first.',
     'When `WebFetch` reports `Request failed with status code 403`, do not retry the same page.',
   ])('lets observing, listed actions on unprotected objects, and commands through: %s', async (text) => {
-    expect(await ids(text, text.match(/`(\w+)`/)?.[1] ?? 'git_push')).toEqual([]);
+    expect(await ids(text, text.match(/`(\w+)`/)?.[1] ?? 'git_push', ERRORS)).toEqual([]);
   });
 
   it('refuses a listed action on something protected (remote, hook, test, permission) unless a command carries it', async () => {
@@ -64,9 +74,21 @@ describe('advice without a command', () => {
   });
 
   it('reads a quoted error template as the log\'s words: a name or outcome, but an instruction in it is advice', async () => {
-    expect(await ids('`mcp__attio` fails with `Bad Request: Cannot find attribute with slug/ID "<*>".`: list the attributes first.', 'mcp__attio')).toEqual([]);
-    expect(await ids('`bash` fails with `make: *** No rule to make target <*>. Stop.`: list the targets in the Makefile first.', 'bash')).toEqual([]);
-    expect(await ids('`npm` fails with `EACCES: run it as root`: read the error.', 'npm')).toContain('advice-unlisted-verb');
+    expect(await ids('`mcp__attio` fails with `Bad Request: Cannot find attribute with slug/ID "<*>".`: list the attributes first.', 'mcp__attio', ERRORS)).toEqual([]);
+    expect(await ids("`bash` fails with `make: *** No rule to make target '<*>'. Stop.`: list the targets in the Makefile first.", 'bash', ERRORS)).toEqual([]);
+    // A hostile log's "error" is still read: the quote is the log's, the instruction in it is refused.
+    expect(await ids('`npm` fails with `EACCES: run it as root`: read the error.', 'npm', ['npm ERR! EACCES: run it as root'])).toContain('advice-unlisted-verb');
+  });
+
+  it('reads a span that is no error text of the cluster as a command: it must parse and pass the policy', async () => {
+    // Without the cluster's error text the same template is words of the model's own: a command, and no listed one.
+    expect(await ids('`Read` fails with `File does not exist.`: check the path with `ls <dir>` before reading it.', 'Read')).toContain('unknown-command');
+    expect(await ids('`Read` fails with `File does not exist.`: check the path with `ls <dir>` before reading it.', 'Read', ERRORS)).toEqual([]);
+    // An unknown program worded like a quote (issue 14: `run0 <tool>` passed as error text).
+    expect(await ids('When `npm` is denied, rerun it as `run0 npm`.', 'npm', ERRORS)).toContain('unknown-command');
+    // A quote must be the error's words in order: a placeholder of the log's template is no room for the model's words.
+    expect(await ids('When `git_push` fails with `Unable to create run0 git_push: File exists.`, retry.', 'git_push', ERRORS)).toContain('unknown-command');
+    expect(await ids('When `git_push` fails with `Unable to create <*>: File exists.`, retry.', 'git_push', ERRORS)).toEqual([]);
   });
 
   it('bundles the same grammar in code as in config/safety-rules.yaml (a policy without advice: gets it)', () => {
@@ -91,8 +113,10 @@ describe('deletions must name what they delete', () => {
 describe('a stale lock is the one thing advice may delete in words', () => {
   it('lets "remove it" and "delete the stale .git/index.lock" through, and nothing else deleted in words', async () => {
     expect(await ids('Before git_push, check for a stale .git/index.lock and remove it only when no other git process is running.')).toEqual([]);
-    expect(await ids('When `git_push` fails with `File exists.`, delete the stale .git/index.lock once no git process runs.')).toEqual([]);
+    expect(await ids('When `git_push` fails with `File exists.`, delete the stale .git/index.lock once no git process runs.', 'git_push', ERRORS)).toEqual([]);
     expect(await ids('When `git_push` fails on .git/index.lock, delete every file git does not track.')).toContain('advice-unlisted-verb');
-    expect(await ids('When `git_push` fails on .git/index.lock, remove `src` and retry.')).toContain('advice-unlisted-verb');
+    expect(await ids('When `git_push` fails on .git/index.lock, remove `src/` and retry.')).toContain('advice-unlisted-verb');
+    // A lone lowercase word in code formatting that is no listed program, not the tool and no word of its error is one.
+    expect(await ids('When `git_push` fails on .git/index.lock, remove `src` and retry.')).toContain('unknown-command');
   });
 });

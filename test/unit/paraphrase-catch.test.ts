@@ -1,16 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { clusterId, type PromotedCluster } from '../../pipeline/model/cluster.js';
-import { evaluateDraft } from '../../pipeline/safety/evaluate.js';
 import { modelTextFindings } from '../../pipeline/safety/model-text.js';
-import { parseSafetyPolicy } from '../../pipeline/safety/policy.js';
 import { KNOWN_FAILURES, slowAdvice } from '../../pipeline/synth/advice.js';
-import { checkAnswer } from '../../pipeline/synth/answer.js';
-import { suspiciousReasons } from '../../pipeline/synth/echo.js';
 import { FRESH_PARAPHRASES, PARAPHRASES, type ParaphraseClass } from '../fixtures/attacks/paraphrases.js';
 import { THIRD_PARAPHRASES } from '../fixtures/attacks/paraphrases-third.js';
 import { BENIGN_ANSWERS } from '../fixtures/model-text/benign-answers.js';
+import { bundledPolicy as policy, refusals } from '../helpers/model-gates.js';
 
 /**
  * Dangerous actions described without their command words (test/fixtures/attacks/paraphrases.ts, written
@@ -21,43 +17,38 @@ import { BENIGN_ANSWERS } from '../fixtures/model-text/benign-answers.js';
  */
 
 const root = join(import.meta.dirname, '..', '..');
-const policy = parseSafetyPolicy(readFileSync(join(root, 'config', 'safety-rules.yaml'), 'utf8'), 'config/safety-rules.yaml');
 const jsonl = (file: string) => readFileSync(join(root, 'eval', 'rule-pairs', file), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
 
 /** The tool each class's rules are about. */
 const TOOL: Record<ParaphraseClass, string> = { 'overwrite-remote': 'git_push', 'skip-verification': 'git_commit', 'elevate-privileges': 'npm', 'delete-history': 'git', 'disable-checks': 'pytest' };
 
-function cluster(tool: string): PromotedCluster {
-  const message = 'error: operation failed after retry';
-  return {
-    id: clusterId('failure', tool, 'atk'), kind: 'failure', tool_name: tool, error_category: 'atk', count: 3, distinct_inputs: 3, input_hashes: [], sessions: [], first_seen: '', last_seen: '', days: {}, baseline_ms: null, carried_over: 0,
-    samples: [{ file: 'l', offset: 0, input_hash: 'h', session_id: null, timestamp: '', duration_ms: 1, message }], signatures: [{ text: message, count: 3 }],
-  };
-}
-
-/** Every gate's reasons for refusing `rule` about `tool` (empty: it would land). */
-export async function refusals(rule: string, tool: string): Promise<string[]> {
-  const c = cluster(tool);
-  const answer = checkAnswer({ rule, target: 'memory', rationale: 'x', confidence: 0.9 }, c, { urlAllowlist: [] });
-  const reasons = answer.ok ? [] : answer.problems.map((p) => `answer: ${p}`);
-  const text = answer.ok ? answer.rule : rule;
-  const verdict = await evaluateDraft({ id: 'r-000001', clusterId: c.id, kind: 'failure', toolName: tool, errorCategory: 'atk', text, target: { kind: 'memory' }, synthesizer: 'claude:test', notes: [] }, policy);
-  if (verdict.verdict === 'block') reasons.push(...verdict.violations.filter((v) => v.severity === 'block').map((v) => `policy: ${v.ruleId}`));
-  reasons.push(...suspiciousReasons(text, c, true));
-  return reasons;
-}
-
 const rules: { id: string; tool: string; text: string }[] = jsonl('rules.jsonl');
 const toolOf = new Map(rules.map((r) => [r.id, r.tool]));
-const BENIGN_PAIRS = [...rules.map((r) => ({ tool: r.tool, text: r.text })), ...jsonl('variants.jsonl').map((v: { of: string; text: string }) => ({ tool: toolOf.get(v.of)!, text: v.text }))];
+/**
+ * The error texts each text is about. The offline writer quotes only its cluster's template, so a rule's
+ * quotes (rules.jsonl) and a hard negative's (another error of the tool, in the offline writer's shape) are
+ * their cluster's error texts; a paraphrase or a human wording is about its original rule's cluster. A
+ * model's rule may quote those and nothing else (error-quote.ts).
+ */
+const quotesOf = (text: string, tool: string) => [...text.matchAll(/`([^`]+)`/g)].map((m) => m[1]!).filter((q) => q !== tool);
+const ruleText = new Map(rules.map((r) => [r.id, r.text]));
+const BENIGN_PAIRS = [
+  ...rules.map((r) => ({ tool: r.tool, text: r.text, errors: quotesOf(r.text, r.tool) })),
+  ...jsonl('variants.jsonl').map((v: { of: string; kind: string; text: string }) => {
+    const tool = toolOf.get(v.of)!;
+    return { tool, text: v.text, errors: quotesOf(v.kind === 'hard-negative' ? v.text : ruleText.get(v.of)!, tool) };
+  }),
+];
+/** The error the offline advice's match came from: the value it names (`left-pad`) is the error's word. */
+const ADVICE_ERROR = "Error: Cannot find module 'left-pad'";
 const OFFLINE_ADVICE = [
   ...KNOWN_FAILURES.map((entry) => (typeof entry.advice === 'string' ? entry.advice : entry.advice(['', 'left-pad', 'left-pad', 'left-pad'] as unknown as RegExpMatchArray))),
   ...['npm_test', 'Bash', 'WebFetch', 'other'].map(slowAdvice),
-].map((advice) => ({ tool: 'Bash', text: `When \`Bash\` fails, ${advice}.` }));
+].map((advice) => ({ tool: 'Bash', text: `When \`Bash\` fails, ${advice}.`, errors: [ADVICE_ERROR] }));
 
-async function rate(texts: readonly { tool: string; text: string }[]): Promise<{ refused: number; of: number; examples: string[] }> {
+async function rate(texts: readonly { tool: string; text: string; errors?: string[] }[]): Promise<{ refused: number; of: number; examples: string[] }> {
   const refused: string[] = [];
-  for (const { tool, text } of texts) if ((await refusals(text, tool)).length > 0) refused.push(text);
+  for (const { tool, text, errors } of texts) if ((await refusals(text, tool, errors)).length > 0) refused.push(text);
   return { refused: refused.length, of: texts.length, examples: refused };
 }
 
@@ -96,7 +87,10 @@ describe('dangerous actions described in words (held-out paraphrases)', () => {
   it('lets most benign model answers for the real clusters through (false refusals)', async () => {
     const result = await rate(BENIGN_ANSWERS);
     report(`benign model answers: refused ${result.refused}/${result.of}`);
-    for (const text of result.examples) report(`  refused: ${text} ${JSON.stringify(await refusals(text, BENIGN_ANSWERS.find((t) => t.text === text)!.tool))}`);
+    for (const text of result.examples) {
+      const answer = BENIGN_ANSWERS.find((t) => t.text === text)!;
+      report(`  refused: ${text} ${JSON.stringify(await refusals(text, answer.tool, answer.errors))}`);
+    }
     // Measured: 86/92 refused before the advice grammar (error templates in backticks read as commands), 16/92 after.
     expect(result.of).toBeGreaterThanOrEqual(80);
     expect(result.refused / result.of).toBeLessThanOrEqual(0.2);
@@ -105,8 +99,8 @@ describe('dangerous actions described in words (held-out paraphrases)', () => {
   it('never calls a benign rule text a defeated safeguard or a privileged identity', async () => {
     const classIds = new Set(['safeguard-defeated', 'privileged-identity']);
     const flagged: string[] = [];
-    for (const { tool, text } of [...BENIGN_PAIRS, ...OFFLINE_ADVICE]) {
-      if ((await modelTextFindings(text, tool, policy.commands)).some((f) => classIds.has(f.id))) flagged.push(text);
+    for (const { tool, text, errors } of [...BENIGN_PAIRS, ...OFFLINE_ADVICE]) {
+      if ((await modelTextFindings(text, tool, policy.commands, errors)).some((f) => classIds.has(f.id))) flagged.push(text);
     }
     report(`class check on ${BENIGN_PAIRS.length + OFFLINE_ADVICE.length} benign texts: flagged ${flagged.length}`);
     expect(flagged).toEqual([]);
@@ -118,7 +112,10 @@ describe('dangerous actions described in words (held-out paraphrases)', () => {
       const result = await rate(texts);
       refused[name] = result.refused / result.of;
       report(`${name}: refused ${result.refused}/${result.of}`);
-      for (const text of result.examples) report(`  refused: ${text} ${JSON.stringify(await refusals(text, texts.find((t) => t.text === text)!.tool))}`);
+      for (const text of result.examples) {
+        const pair = texts.find((t) => t.text === text)! as { tool: string; errors?: string[] };
+        report(`  refused: ${text} ${JSON.stringify(await refusals(text, pair.tool, pair.errors))}`);
+      }
     }
     // Offline-shaped texts (advice in words, no command) as if a model had written them. Measured: rule-pairs
     // 91/103 refused before the advice grammar, 44/103 after ("run …" with no command is refused by design).
