@@ -47,7 +47,7 @@ export function proseFindings(text: string, policy: CommandPolicy, toolName: str
 function withoutErrorQuotes(text: string, policy: CommandPolicy, toolName: string, errorTexts: readonly string[]): string {
   const spans = codeSpans(text, policy, { errorTexts, toolName }).filter((s) => s.text !== '');
   let index = 0;
-  return foldForCommands(text).replace(/(`+)([^`]*?)\1/g, (whole, _ticks: string, inner: string) => {
+  return foldForCommands(text).replace(/(`+)([^`]*?)\1/g, (_whole, _ticks: string, inner: string) => {
     if (inner.trim() === '') return ' ';
     const span = spans[index];
     index += 1;
