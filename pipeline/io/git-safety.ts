@@ -6,7 +6,8 @@
  * our run. Command-line `-c` settings win over every config file, so each is overridden there.
  * (git-config(1) "core.hooksPath", "core.fsmonitor", "filter.<driver>.*", "diff.<driver>.*",
  * "commit.gpgSign", "remote.<name>.uploadpack"; githooks(5) for the hooks plumbing commands run:
- * reference-transaction, post-index-change, pre-push, pre-auto-gc.)
+ * reference-transaction, post-index-change, pre-push, pre-auto-gc.) Every setting git documents that names a
+ * program, and how it is kept from running, is listed in git-program-settings.ts.
  */
 
 /** Always set: hooks (any name, from any hooks directory), fsmonitor, signing, automatic gc, ext:: transport. */
