@@ -16,7 +16,11 @@ import { resolveLinks, statOrUndefined, within } from './confine.js';
  *   a linked worktree or a submodule whose git directory names it back (`gitdir`, `core.worktree`):
  *   then git's own directories are where the user put them;
  * - git's own files and folders there (HEAD, index, config, packed-refs, objects, refs, logs, info,
- *   alternates) are regular files and folders that stay inside those directories;
+ *   alternates) are regular files and folders that stay inside those directories, and the files git
+ *   writes (all but objects/) have one name: git appends to a reflog and rewrites FETCH_HEAD in place,
+ *   so a hard link there (a file shared with one outside) would receive the write. objects/ is left out:
+ *   git writes an object to a new file it renames into place, never through an existing one, and
+ *   `git clone --local` hard-links the source's objects on purpose;
  * - every file an include of the repository's config names, and `.gitattributes`, `.gitignore` and
  *   `.mailmap` in the folders of the paths git is given, is a regular file or absent.
  *
@@ -52,18 +56,54 @@ export function checkGitFiles(root: string, paths: readonly string[] = []): GitD
   const dirs = gitDirsOf(root, top);
   if (dirs === undefined) return undefined;
   const allowed = [...new Set([top, dirs.gitDir, dirs.commonDir])];
-  for (const name of WORKTREE_FILES) checkEntry(root, join(dirs.gitDir, name), 'file', allowed);
-  for (const name of COMMON_FILES) checkEntry(root, join(dirs.commonDir, name), 'file', allowed);
+  checkGitDirectory(root, dirs, allowed);
+  checkAlternates(root, join(dirs.commonDir, 'objects'), allowed, 0);
+  checkWorkTreeFiles(root, top, paths);
+  return dirs;
+}
+
+/**
+ * The git directory of a local remote a night pushes to or fetches from (a path or `file://` URL):
+ * receive-pack appends to its reflogs and reads its config, packed-refs and refs, so its files pass the
+ * same checks, kept inside that directory (wherever the user put it). Its alternates may name any
+ * store (a fork's): git only reads objects there. Returns the directory checked, or undefined when
+ * `location` names no git directory (git itself will say so).
+ */
+export function checkRemoteGitDir(root: string, location: string): string | undefined {
+  folders.clear();
+  const path = expandHome(location, resolve(root));
+  // Where git's local transport looks (setup.c enter_repo): <path>/.git, <path>.git, <path>.
+  const candidates = [join(path, '.git'), `${path}.git`, path];
+  for (const candidate of candidates) {
+    const info = statOrUndefined(candidate);
+    if (!info) continue;
+    const gitDir = info.isFile() ? gitFileTarget(root, candidate) : info.isDirectory() && statOrUndefined(join(candidate, 'HEAD')) ? candidate : undefined;
+    if (gitDir === undefined) continue;
+    const real = resolveLinks(gitDir);
+    checkGitDirectory(root, { gitDir: real, commonDir: commonDirOf(root, real, [real, dirname(dirname(real))]) }, [real]);
+    return real;
+  }
+  return undefined;
+}
+
+/** git's own files and folders in `dirs` (see the top of this file), with links kept inside `allowed`. */
+function checkGitDirectory(root: string, dirs: GitDirs, allowed: readonly string[]): void {
+  for (const name of WORKTREE_FILES) checkEntry(root, join(dirs.gitDir, name), 'file', allowed, WRITTEN);
+  for (const name of COMMON_FILES) checkEntry(root, join(dirs.commonDir, name), 'file', allowed, name.startsWith('objects/') ? SHARED_OK : WRITTEN);
   for (const name of COMMON_DIRS) checkEntry(root, join(dirs.commonDir, name), 'dir', allowed);
   checkObjects(root, dirs.commonDir, allowed);
   const budget = { left: MAX_WALK };
   for (const name of ['refs', 'logs']) walk(root, join(dirs.commonDir, name), allowed, budget);
-  walk(root, join(dirs.gitDir, 'logs'), allowed, budget);
-  checkAlternates(root, join(dirs.commonDir, 'objects'), allowed, 0);
+  if (dirs.gitDir !== dirs.commonDir) walk(root, join(dirs.gitDir, 'logs'), allowed, budget);
   checkHeadRef(root, dirs, allowed);
   for (const config of [join(dirs.commonDir, 'config'), join(dirs.gitDir, 'config.worktree')]) checkIncludes(root, config, 0);
-  checkWorkTreeFiles(root, top, paths);
-  return dirs;
+}
+
+/** The git directory a `.git` file names, or undefined (no `gitdir:` line, or no folder there). */
+function gitFileTarget(root: string, file: string): string | undefined {
+  const named = /^gitdir: *(.+?)\s*$/m.exec(readText(root, file, 'the .git file'))?.[1];
+  const gitDir = named === undefined ? undefined : resolve(dirname(file), named);
+  return gitDir !== undefined && statOrUndefined(gitDir)?.isDirectory() ? gitDir : undefined;
 }
 
 /**
@@ -136,8 +176,8 @@ function checkHeadRef(root: string, dirs: GitDirs, allowed: readonly string[]): 
   const head = textOrUndefined(join(dirs.gitDir, 'HEAD'))?.trim();
   const ref = head?.startsWith('ref: ') ? head.slice(5).trim() : undefined;
   if (!ref || !/^refs\/[\w./-]+$/.test(ref) || ref.split('/').includes('..')) return;
-  checkEntry(root, join(dirs.commonDir, ref), 'file', allowed);
-  checkEntry(root, join(dirs.commonDir, 'logs', ref), 'file', allowed);
+  checkEntry(root, join(dirs.commonDir, ref), 'file', allowed, WRITTEN);
+  checkEntry(root, join(dirs.commonDir, 'logs', ref), 'file', allowed, WRITTEN);
 }
 
 /** objects/: each folder git writes loose objects into, and every pack and commit-graph file. */
@@ -164,7 +204,7 @@ function checkAlternates(root: string, objects: string, allowed: readonly string
 function walk(root: string, dir: string, allowed: readonly string[], budget: { left: number }): void {
   for (const entry of list(dir)) {
     if ((budget.left -= 1) < 0) return;
-    checkListed(root, dir, entry, entry.isDirectory() ? 'dir' : 'file', allowed);
+    checkListed(root, dir, entry, entry.isDirectory() ? 'dir' : 'file', allowed, WRITTEN);
     // A link checked above points inside; the folder it names is walked where it is.
     if (entry.isDirectory()) walk(root, join(dir, entry.name), allowed, budget);
   }
@@ -174,13 +214,24 @@ function walk(root: string, dir: string, allowed: readonly string[], budget: { l
  * An entry of a folder already checked, from its listing: only a link needs resolving (anything else
  * is where its folder is), so a walk over hundreds of object folders and refs costs one listing each.
  */
-function checkListed(root: string, dir: string, entry: Dirent, kind: 'file' | 'dir', allowed: readonly string[]): void {
-  if (entry.isSymbolicLink()) return checkEntry(root, join(dir, entry.name), kind, allowed);
+function checkListed(root: string, dir: string, entry: Dirent, kind: 'file' | 'dir', allowed: readonly string[], links: Links = SHARED_OK): void {
+  if (entry.isSymbolicLink()) return checkEntry(root, join(dir, entry.name), kind, allowed, links);
   if (kind === 'file' ? !entry.isFile() : !entry.isDirectory()) throw special(root, join(dir, entry.name), lstatSync(join(dir, entry.name)), `git opens it as a ${kind === 'file' ? 'file' : 'folder'}`);
+  // A listing has no link count: a file git writes costs one lstat more.
+  if (kind === 'file' && links === WRITTEN) checkOneName(root, join(dir, entry.name), lstatSync(join(dir, entry.name)));
 }
 
-/** One path git opens: absent, or a regular file (a folder) resolving inside `allowed`. */
-function checkEntry(root: string, path: string, kind: 'file' | 'dir', allowed: readonly string[]): void {
+/** Whether a file may have other names: git writes through WRITTEN ones in place (reflogs, FETCH_HEAD). */
+type Links = 'written' | 'shared-ok';
+const WRITTEN: Links = 'written';
+const SHARED_OK: Links = 'shared-ok';
+
+function checkOneName(root: string, path: string, info: Stats): void {
+  if (info.isFile() && info.nlink > 1) throw hardLinked(root, path, info.nlink);
+}
+
+/** One path git opens: absent, or a regular file (a folder) resolving inside `allowed` (a file git writes: with one name). */
+function checkEntry(root: string, path: string, kind: 'file' | 'dir', allowed: readonly string[], links: Links = SHARED_OK): void {
   let own: Stats;
   try {
     own = lstatSync(path);
@@ -193,6 +244,7 @@ function checkEntry(root: string, path: string, kind: 'file' | 'dir', allowed: r
   const info = own.isSymbolicLink() ? statOrUndefined(real) : own;
   if (!info) return;
   if (kind === 'file' ? !info.isFile() : !info.isDirectory()) throw special(root, path, info, `git opens it as a ${kind === 'file' ? 'file' : 'folder'}`);
+  if (links === WRITTEN) checkOneName(root, path, info);
 }
 
 /** Folders' real paths during one check (cleared at its start: a later check sees a change). */
@@ -353,6 +405,14 @@ function special(root: string, path: string, info: Stats, why: string) {
 
 function tooLarge(root: string, path: string, size: number, why: string) {
   return errors.unsafePath(shown(root, path), `is ${size} bytes (${why}), more than any git file of its kind holds, so sleep-cycle runs no git command here`, 'Replace it with the file it should be');
+}
+
+function hardLinked(root: string, path: string, names: number) {
+  return errors.unsafePath(
+    shown(root, path),
+    `is a hard link (one file with ${names} names): git writes it in place (a reflog line, FETCH_HEAD), so the write would reach the file's other names, which may be outside the repository; sleep-cycle runs no git command here`,
+    'Give it a copy of its own (cp -p <file> <file>.copy && mv <file>.copy <file>), or remove it',
+  );
 }
 
 function outside(root: string, path: string, real: string, what: string) {

@@ -6,7 +6,8 @@
  * our run. Command-line `-c` settings win over every config file, so each is overridden there.
  * (git-config(1) "core.hooksPath", "core.fsmonitor", "filter.<driver>.*", "diff.<driver>.*",
  * "commit.gpgSign", "remote.<name>.uploadpack"; githooks(5) for the hooks plumbing commands run:
- * reference-transaction, post-index-change, pre-push, pre-auto-gc.)
+ * reference-transaction, post-index-change, pre-push, pre-auto-gc.) Every setting git documents that names a
+ * program, and how it is kept from running, is listed in git-program-settings.ts.
  */
 
 /** Always set: hooks (any name, from any hooks directory), fsmonitor, signing, automatic gc, ext:: transport. */
@@ -32,6 +33,9 @@ export const FIXED_SAFE_CONFIG: readonly string[] = [
   'diff.external=',
   // git log reads .mailmap (and mailmap.file) whenever it runs, to print names none of our formats use.
   'log.mailmap=false',
+  // A fetch (fetch-pack) lists the refs of the repository's alternates through this shell command. An
+  // empty value runs nothing (git reports it cannot run "" and goes on without those refs).
+  'core.alternateRefsCommand=',
 ];
 
 /**
@@ -48,7 +52,11 @@ export const PACK_ARGS = { push: '--receive-pack=git-receive-pack', fetch: '--up
  * transport (GIT_CONFIG_PARAMETERS is cleared), so they are written into the program it runs, which a
  * local transport starts through the shell. A local mirror's own hooks do not run for a night's push.
  */
-const REMOTE_SAFE_CONFIG = ['core.hooksPath=/dev/null', 'core.fsmonitor=false', 'receive.denyCurrentBranch=refuse', 'receive.denyDeleteCurrent=refuse', 'receive.autogc=false', 'gc.auto=0', 'maintenance.auto=false', 'uploadpack.allowFilter=false'];
+const REMOTE_SAFE_CONFIG = [
+  'core.hooksPath=/dev/null', 'core.fsmonitor=false', 'receive.denyCurrentBranch=refuse', 'receive.denyDeleteCurrent=refuse', 'receive.autogc=false', 'gc.auto=0', 'maintenance.auto=false', 'uploadpack.allowFilter=false',
+  // receive-pack advertises the refs of the remote's alternates through this shell command.
+  'core.alternateRefsCommand=',
+];
 const remoteProgram = (program: string) => ['git', ...asConfigArgs(REMOTE_SAFE_CONFIG), program].join(' ');
 export const LOCAL_PACK_ARGS = { push: `--receive-pack=${remoteProgram('receive-pack')}`, fetch: `--upload-pack=${remoteProgram('upload-pack')}` } as const;
 
@@ -66,7 +74,7 @@ export function isLocalUrl(url: string): boolean {
 }
 
 /** The keys `configOverrides` reads, as the pattern `git config --get-regexp` takes. */
-export const PROBED_KEYS = '^(filter\\.|diff\\.|credential\\.|core\\.sshcommand$|core\\.gitproxy$|core\\.askpass$|core\\.excludesfile$|core\\.attributesfile$|mailmap\\.file$)';
+export const PROBED_KEYS = '^(filter\\.|diff\\.|credential\\.|core\\.sshcommand$|core\\.gitproxy$|core\\.askpass$|core\\.excludesfile$|core\\.attributesfile$|mailmap\\.file$|remote\\..*\\.vcs$)';
 
 /** Settings whose value is a file git reads (git-files.ts checks it is a regular file). */
 export const FILE_KEYS = ['core.excludesfile', 'core.attributesfile', 'mailmap.file'];
@@ -146,11 +154,23 @@ function repoOnlyOverride(key: string, entries: readonly ConfigEntry[]): string[
     return [`${key}=`, ...userValues];
   }
   if (key === 'core.sshcommand') return [userValues.at(-1) ?? 'core.sshCommand=ssh'];
+  // `remote.<name>.vcs` runs `git remote-<vcs>`, looked up like any git command: a value with a `/`
+  // (`x/../run.sh`, with a folder `git-remote-x` in the work tree) is a path from the work tree, a
+  // program of the repository's. A plain name is a helper installed on the machine, as a
+  // `<helper>::<url>` remote names one. Empty: git fails to find `remote-` and the push is refused.
+  const vcs = /^remote\.(.+)\.vcs$/.exec(key);
+  if (vcs) {
+    const values = entries.filter((entry) => entry.key === key && REPO_SCOPES.has(entry.scope)).map((entry) => entry.value);
+    return values.every((value) => HELPER_NAME.test(value)) ? [] : [userValues.at(-1) ?? `${key}=`];
+  }
   // core.gitProxy keeps the first value git reads, so this -c alone does not win: gitEnvironment sets
   // GIT_PROXY_COMMAND, which does.
   if (key === 'core.gitproxy' || key === 'core.askpass') return [userValues.at(-1) ?? `${key}=`];
   return [];
 }
+
+/** A remote helper's name as installed programs are named (git-remote-<name> on PATH or in git's exec path). */
+const HELPER_NAME = /^[A-Za-z0-9][A-Za-z0-9+._-]*$/;
 
 /** `-c key=value` arguments for a git command line. */
 export function asConfigArgs(settings: readonly string[]): string[] {

@@ -4,7 +4,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { SimpleGit } from 'simple-git';
 import { errors, SleepCycleError } from '../model/errors.js';
 import { resolveLinks } from './confine.js';
-import { checkConfiguredFile, checkGitFiles } from './git-files.js';
+import { checkConfiguredFile, checkGitFiles, checkRemoteGitDir } from './git-files.js';
 import { asConfigArgs, configOverrides, FILE_KEYS, FIXED_SAFE_CONFIG, gitEnvironment, isLocalUrl, LOCAL_PACK_ARGS, PACK_ARGS, parseConfigListing, PROBED_KEYS } from './git-safety.js';
 
 export interface RepoInfo {
@@ -295,8 +295,9 @@ export const simpleGitPort: GitPort = {
 
 /**
  * git for a push or fetch: where the remote's URLs (after `insteadOf`, every `pushurl`) all lead to this
- * machine, the other side runs with our settings (LOCAL_PACK_ARGS) and the local bound; a server gets
- * git's own pack programs and the network bound.
+ * machine, the other side runs with our settings (LOCAL_PACK_ARGS) and the local bound, and the git
+ * directory it writes is checked like ours (git-files.ts checkRemoteGitDir); a server gets git's own
+ * pack programs and the network bound.
  */
 async function openRemote(root: string, remote: string, direction: 'push' | 'fetch'): Promise<{ git: SimpleGit; timeoutMs: number; packArgs: { push: string; fetch: string } }> {
   const { git: probe, settings, env } = await openGit(root);
@@ -304,8 +305,20 @@ async function openRemote(root: string, remote: string, direction: 'push' | 'fet
   // Not a configured remote: git takes the name itself as the URL.
   const urls = listed ? listed.split('\n').map((url) => url.trim()).filter(Boolean) : [remote];
   const local = urls.some(isLocalUrl);
+  for (const url of urls.filter(isLocalUrl)) checkRemoteGitDir(root, localPath(url));
   const timeoutMs = local && urls.every(isLocalUrl) ? GIT_TIMEOUT_MS.local : GIT_TIMEOUT_MS.network;
   return { git: await gitWith(root, settings, env, timeoutMs), timeoutMs, packArgs: local ? LOCAL_PACK_ARGS : PACK_ARGS };
+}
+
+/** The path of a local URL: a `file://` URL's path (percent-decoded, as git does), or the path itself. */
+function localPath(url: string): string {
+  const file = /^file:\/\/(?:localhost)?(\/.*)$/i.exec(url)?.[1];
+  if (file === undefined) return url;
+  try {
+    return decodeURIComponent(file);
+  } catch {
+    return file;
+  }
 }
 
 /** A simple-git task other than raw(), with the same translation of a timeout. */

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, linkSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkConfiguredFile, checkGitFiles, configValues } from '../../pipeline/io/git-files.js';
+import { checkConfiguredFile, checkGitFiles, checkRemoteGitDir, configValues } from '../../pipeline/io/git-files.js';
 import { git } from '../helpers/repo.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -49,6 +49,79 @@ describe('the files git opens, checked before git runs', () => {
       expect(error?.message).toContain(`.git/${name} is a FIFO`);
     },
   );
+
+  it.each(['logs/HEAD', 'logs/refs/heads/main', 'logs/refs/heads/sleep-cycle/nightly', 'FETCH_HEAD', 'refs/heads/main', 'index', 'HEAD', 'ORIG_HEAD', 'packed-refs', 'config'])(
+    'refuses .git/%s as a hard link (a name of a file outside: git writes reflogs and FETCH_HEAD in place)',
+    (name) => {
+      const { root, outside } = repo();
+      const path = join(root, '.git', name);
+      const shared = join(outside, 'shared');
+      mkdirSync(join(path, '..'), { recursive: true });
+      try {
+        copyFileSync(path, shared); // git's own content: only the second name differs
+      } catch {
+        writeFileSync(shared, '0000000000000000000000000000000000000000\n');
+      }
+      rmSync(path, { force: true });
+      linkSync(shared, path);
+      const found = refusal(root);
+      expect(found?.code).toBe('E_IO');
+      expect(found?.message).toContain(`.git/${name}`);
+      expect(found?.message).toMatch(/hard link \(one file with 2 names\)/);
+      // A copy of its own is accepted: the refusal is about the shared file, not the content.
+      rmSync(path);
+      copyFileSync(shared, path);
+      expect(refusal(root)).toBeUndefined();
+    },
+  );
+
+  it('accepts hard-linked objects, as git clone --local makes them (git never writes through an object file)', () => {
+    const { root, outside } = repo();
+    const clone = join(outside, 'clone');
+    git(outside, 'clone', '--quiet', '--local', root, clone);
+    const packs = execFileSync('find', [join(clone, '.git', 'objects'), '-type', 'f', '-links', '+1'], { encoding: 'utf8' }).trim();
+    expect(packs).not.toBe(''); // the clone shares object files with the source
+    expect(checkGitFiles(clone)).toEqual({ gitDir: join(clone, '.git'), commonDir: join(clone, '.git') });
+  });
+
+  it("checks a local remote's git directory like ours: a hard-linked reflog, a FIFO as packed-refs or an included config, a link leaving it", () => {
+    const { root, outside } = repo();
+    const bare = join(outside, 'mirror.git');
+    git(outside, 'init', '--quiet', '--bare', bare);
+    git(root, 'push', '--quiet', bare, 'HEAD:refs/heads/main');
+    expect(checkRemoteGitDir(root, bare)).toBe(bare);
+    expect(checkRemoteGitDir(root, join(outside, 'mirror'))).toBe(bare); // git tries <path>.git too
+    expect(checkRemoteGitDir(root, join(outside, 'none'))).toBeUndefined();
+    const remoteRefusal = (location: string) => {
+      try {
+        checkRemoteGitDir(root, location);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return undefined;
+    };
+    mkdirSync(join(bare, 'logs/refs/heads'), { recursive: true });
+    writeFileSync(join(outside, 'notes.md'), 'notes\n');
+    linkSync(join(outside, 'notes.md'), join(bare, 'logs/refs/heads/main'));
+    expect(remoteRefusal(bare)).toMatch(/logs\/refs\/heads\/main is a hard link/);
+    rmSync(join(bare, 'logs/refs/heads/main'));
+    fifo(join(bare, 'packed-refs'));
+    expect(remoteRefusal(bare)).toMatch(/packed-refs is a FIFO/);
+    rmSync(join(bare, 'packed-refs'));
+    fifo(join(outside, 'remote.cfg'));
+    // Written by hand: git itself would read the FIFO when it starts (that is the hang refused).
+    const config = readFileSync(join(bare, 'config'), 'utf8');
+    appendFileSync(join(bare, 'config'), `[include]\n\tpath = ${join(outside, 'remote.cfg')}\n`);
+    expect(remoteRefusal(bare)).toMatch(/remote\.cfg is a FIFO/);
+    writeFileSync(join(bare, 'config'), config);
+    rmSync(join(bare, 'refs/heads'), { recursive: true });
+    mkdirSync(join(outside, 'elsewhere'));
+    symlinkSync(join(outside, 'elsewhere'), join(bare, 'refs/heads'));
+    expect(remoteRefusal(bare)).toMatch(/refs\/heads resolves to .*elsewhere/);
+    // A work tree with a .git folder is checked there; the file outside was never written.
+    expect(checkRemoteGitDir(root, root)).toBe(join(root, '.git'));
+    expect(readFileSync(join(outside, 'notes.md'), 'utf8')).toBe('notes\n');
+  });
 
   it('refuses parts of the git directory that are links leaving the repository (git would write there)', () => {
     for (const part of ['objects', 'refs/heads', 'logs/HEAD']) {

@@ -28,6 +28,14 @@ describe('git settings that run programs', () => {
     expect(configOverrides(parseConfigListing(listing(['global', 'credential.helper', 'osxkeychain']))).settings).toEqual([]);
   });
 
+  it("empties a remote helper the repository names by a path (git would run it from the work tree); a plain helper name and the user's own stay", () => {
+    const repoPath = parseConfigListing(listing(['local', 'remote.origin.vcs', 'x/../.tools/run.sh']));
+    expect(configOverrides(repoPath).settings).toEqual(['remote.origin.vcs=']);
+    expect(configOverrides(parseConfigListing(listing(['local', 'remote.origin.vcs', 'codecommit']))).settings).toEqual([]);
+    const userToo = parseConfigListing(listing(['global', 'remote.origin.vcs', 'hg'], ['local', 'remote.origin.vcs', '../run']));
+    expect(configOverrides(userToo).settings).toEqual(['remote.origin.vcs=hg']);
+  });
+
   it('refuses a key that cannot be written as -c key=value', () => {
     expect(configOverrides(parseConfigListing(listing(['local', 'filter.a=b.clean', 'x']))).refused).toEqual(['filter.a=b.clean']);
   });
