@@ -1,5 +1,5 @@
 import { isProseWord } from './prose-words.js';
-import { any, anyIgnoringCase, compileNeeds, type Admits, type Needs } from './secret-prefilter.js';
+import { any, anyIgnoringCase, compileAnyOf, compileNeeds, type Admits, type Needs } from './secret-prefilter.js';
 
 /**
  * Credential contexts whose value may be letters only: the syntax around the value says it is a
@@ -145,6 +145,8 @@ function runPairs(text: string, out: ContextFinding[]): void {
 export const CONTEXT_DETECTORS: readonly ContextDetector[] = [SQL_IDENTIFIED, SQL_PASSWORD, SECURE_STRING, PROMPT];
 const ADMITS: readonly Admits[] = CONTEXT_DETECTORS.map((detector) => compileNeeds(detector.needs));
 const ADMITS_PAIRS = compileNeeds(PAIR_NEEDS);
+/** One scan for the group (most texts hold none of the words): then each detector's own needs. */
+const ADMITS_ANY = compileAnyOf([...CONTEXT_DETECTORS.map((detector) => detector.needs), PAIR_NEEDS]);
 
 /** One detector applied to a text whatever it holds (the needs test reads it this way). */
 export function runContext(detector: ContextDetector, text: string, out: ContextFinding[]): void {
@@ -165,6 +167,7 @@ export const PAIR_DETECTOR = { needs: PAIR_NEEDS, run: runPairs } as const;
 
 /** Every credential-context secret in `text`; a detector runs only on a text that holds what it needs. */
 export function findContextSecrets(text: string, out: ContextFinding[]): void {
+  if (!ADMITS_ANY(text)) return;
   for (let i = 0; i < CONTEXT_DETECTORS.length; i += 1) if (ADMITS[i]!(text)) runContext(CONTEXT_DETECTORS[i]!, text, out);
   if (ADMITS_PAIRS(text)) runPairs(text, out);
 }

@@ -458,10 +458,12 @@ export function wrapped(text: string): boolean {
 export function decodedViews(text: string, base64 = true): View[] {
   const views: View[] = [];
   let read: View | null = NON_ASCII.test(text) ? readerView(text) : null;
-  if (text.includes('\\')) read = unescapeView(read?.text ?? text, read);
-  // Octal and CSS escapes, after JSON's (a JSON string holds them with their backslash doubled).
-  if (OCTAL_ESCAPE.test(read?.text ?? text)) read = escapesView(read?.text ?? text, read, OCTAL_ESCAPES, octalChar);
-  if (CSS_ESCAPE.test(read?.text ?? text)) read = escapesView(read?.text ?? text, read, CSS_ESCAPES, cssChar);
+  if (text.includes('\\')) {
+    read = unescapeView(read?.text ?? text, read);
+    // Octal and CSS escapes, after JSON's (a JSON string holds them with their backslash doubled).
+    if (OCTAL_ESCAPE.test(read.text)) read = escapesView(read.text, read, OCTAL_ESCAPES, octalChar);
+    if (CSS_ESCAPE.test(read.text)) read = escapesView(read.text, read, CSS_ESCAPES, cssChar);
+  }
   // String literals' prefixes dropped (`b'…'`, `rb'…'`, `u'…'`, `$'…'`): a credential context inside a
   // bytes repr reads as it does in plain quotes (`{b'X-Api-Key': b'…'}`).
   if (STRING_PREFIX.test(read?.text ?? text)) read = unprefixedView(read?.text ?? text, read);
