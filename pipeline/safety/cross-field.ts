@@ -83,16 +83,21 @@ export function crossFieldRedact<E extends EventFields>(event: E): E {
     for (const secret of secretValues(value)) found.add(secret);
   }
   if (found.size === 0) return event;
-  // Longest first: a value that holds another is replaced whole.
+  // Longest first: a value that holds another is replaced whole. In any case: a copy upper-cased or
+  // capitalised by whatever echoed it (`Access denied for HUNTER2BLUE`) is the same secret.
   const values = [...found].sort((a, b) => b.length - a.length);
-  const holds = (text: string) => values.some((value) => text.includes(value));
+  const copies = new RegExp(values.map((value) => value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
+  const holds = (text: string) => {
+    copies.lastIndex = 0;
+    return copies.test(text);
+  };
   let out: E = event;
   for (const field of TEXT_FIELDS) {
     const text = event[field];
     if (typeof text !== 'string') continue;
     const source = holds(text) ? text : stripInvisible(text);
     if (!holds(source)) continue;
-    out = { ...out, [field]: values.reduce((acc, value) => acc.replaceAll(value, '[REDACTED:secret]'), source) };
+    out = { ...out, [field]: source.replace(copies, '[REDACTED:secret]') };
   }
   for (const field of ID_FIELDS) {
     const id = event[field];

@@ -114,3 +114,18 @@ describe('cross-field redaction: a value redacted anywhere in an event leaves al
     expect(redactedRuns('abc', 'zzz [REDACTED:a]')).toBeNull();
   });
 });
+
+describe('cross-field redaction: copies in another case', () => {
+  const base = { timestamp: 0, tool_name: 'Bash', input_hash: 'h1', exit_code: 1, duration_ms: 1, session_id: 's-1' };
+  it('an upper-cased, lower-cased or capitalised copy is the same secret', () => {
+    fc.assert(
+      fc.property(password, fc.constantFrom(...contexts), fc.constantFrom(...bare), fc.constantFrom((v: string) => v.toUpperCase(), (v: string) => v.toLowerCase(), (v: string) => v[0]!.toUpperCase() + v.slice(1).toLowerCase()), (v, context, site, recase) => {
+        fc.pre(!redact(context(v)).includes(v));
+        const event = { ...base, input_summary: context(v), error_message: site(recase(v)) } as TelemetryEvent;
+        const kept = crossFieldRedact(event);
+        expect(kept.error_message!.toLowerCase(), JSON.stringify(kept)).not.toContain(v.toLowerCase());
+      }),
+      RUNS,
+    );
+  });
+});
