@@ -39,6 +39,11 @@ const INSTRUCTION = /(?:ignore|disregard|forget|override|bypass)[^a-z]+(?:all|an
 /** A host or URL: a scheme, `//`, `www.`, or a dotted name ending in a top-level domain. */
 const HOST = /:\/\/|\/\/|\bwww\.|[a-z0-9-]\.(?:com|net|org|io|dev|app|sh|ai|co|xyz|example|invalid|test|local|internal|ru|cn|me|info|biz)(?:[^a-z0-9]|$)/i;
 
+/** Whether a name, its words split at `_`, `-` and case changes, reads as an instruction (`E_RERUN_WITH_NO_VERIFY`). */
+export function readsAsInstruction(name: string): boolean {
+  return INSTRUCTION.test(name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' '));
+}
+
 /** Names an object would inherit (`constructor`, `toString`, `__proto__`): never keys, never names. */
 function isPrototypeName(name: string): boolean {
   return name === '__proto__' || name in Object.prototype || name in Function.prototype || name === 'prototype';

@@ -1,3 +1,4 @@
+import { readsAsInstruction } from '../safety/identifier.js';
 import { ERROR_MARKERS, ERROR_VOCABULARY, FAILED_ACTIONS, FAILURE_LEAD, IDENTIFIER_DENY } from './error-vocabulary.js';
 
 /**
@@ -182,9 +183,14 @@ function identifierProblem(word: string): string | null {
     .toLowerCase()
     .split(/[^a-z]+/)
     .filter(Boolean);
-  const denied = parts.find((part) => IDENTIFIER_DENY.has(part));
-  return denied === undefined ? null : 'a name in it spells an instruction';
+  // Digits standing for letters (`5ud0`, `u53`) are read as the letters they stand for, too.
+  const leet = word.toLowerCase().replace(/[0134578@$]/g, (c) => LEET[c] ?? c).split(/[^a-z]+/).filter(Boolean);
+  const denied = [...parts, ...leet].find((part) => IDENTIFIER_DENY.has(part));
+  if (denied !== undefined || readsAsInstruction(word)) return 'a name in it spells an instruction';
+  return null;
 }
+
+const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '8': 'b', '@': 'a', $: 's' };
 
 function plainWordProblem(word: string): string | null {
   if (!/^[A-Za-z]+(?:['-][A-Za-z]+)*$/.test(word)) return 'it carries a token that is neither a word nor a name';
