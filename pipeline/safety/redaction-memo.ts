@@ -11,10 +11,15 @@ export class RedactionMemo<V = string> {
   private chars = 0;
   private withRuleSet = false;
 
+  /**
+   * `maxChars` bounds the characters of the texts and of what is kept for them, as `sizeOf` counts them
+   * (by default the text alone: a value that holds no more than its text's characters).
+   */
   constructor(
     private readonly maxEntries: number,
     private readonly maxKeyLength: number,
     private readonly maxChars: number,
+    private readonly sizeOf: (text: string, value: V) => number = (text) => text.length,
   ) {}
 
   get(text: string, redact: (text: string) => V): V {
@@ -26,9 +31,10 @@ export class RedactionMemo<V = string> {
     let out = this.values.get(text);
     if (out === undefined) {
       out = redact(text);
-      if (this.values.size >= this.maxEntries || this.chars + text.length > this.maxChars) this.clear();
+      const size = this.sizeOf(text, out);
+      if (this.values.size >= this.maxEntries || this.chars + size > this.maxChars) this.clear();
       this.values.set(text, out);
-      this.chars += text.length;
+      this.chars += size;
     }
     return out;
   }
