@@ -1,6 +1,7 @@
 import { isPlainId, placeholder, type IdentifierField } from './identifier.js';
 import { stripInvisible } from './normalise.js';
 import { redact } from './redact.js';
+import { RedactionMemo } from './redaction-memo.js';
 
 /**
  * A secret is often recognised by its context in one place only: `mysql -pHunterTwoBlue` in the call,
@@ -63,11 +64,24 @@ function valuesOf(run: string): string[] {
   return [trimmed, lastWord, unflagged].filter((value) => value.length >= MIN_VALUE && !KEY_WORDS.test(value) && !value.includes('[REDACTED:'));
 }
 
-/** The secret values redaction finds in `text` (memoised per line by the redactor). */
-export function secretValues(text: string): string[] {
-  const stripped = stripInvisible(text);
-  const runs = redactedRuns(stripped, redact(text));
-  return runs === null ? [] : runs.flatMap(valuesOf);
+/** The secret values redaction finds in `text`. */
+export function secretValues(text: string): readonly string[] {
+  return VALUES.get(text, findValues);
+}
+
+/**
+ * Per text: every failure's fields are read here (its message, call, session, tool, category), and
+ * they repeat from failure to failure. Most texts hold no secret, and their answer is one shared empty
+ * list. Bounded as the redactor's own memo is (log text is attacker-controlled).
+ */
+const VALUES = new RedactionMemo<readonly string[]>(4_096, 16_384, 8_000_000, (text, values) => values.reduce((n, value) => n + value.length, text.length));
+const NONE: readonly string[] = Object.freeze([]);
+
+function findValues(text: string): readonly string[] {
+  const runs = redactedRuns(stripInvisible(text), redact(text));
+  if (runs === null || runs.length === 0) return NONE;
+  const values = runs.flatMap(valuesOf);
+  return values.length === 0 ? NONE : values;
 }
 
 /**

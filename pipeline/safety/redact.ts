@@ -2,8 +2,8 @@ import { stripInvisible, wrapped } from './normalise.js';
 import { netrcAcrossLines } from './credential-formats.js';
 import { phraseAcrossLines } from './mnemonic.js';
 import { redactFindings } from './redact-findings.js';
-import { secretRuleSetLoaded } from './secrets-rule-set.js';
 import { any, anyIgnoringCase, ASSIGNS, compileNeeds, type Admits, type Needs } from './secret-prefilter.js';
+import { RedactionMemo } from './redaction-memo.js';
 
 /**
  * The one redactor. Every piece of untrusted log text passes through `redact` before it reaches a
@@ -318,10 +318,22 @@ function redactShapes(text: string): string {
  * banners, stack frames) across thousands of messages that differ in one number.
  */
 export function redact(text: string): string {
+  return TEXT_MEMO.get(text, redactWhole);
+}
+
+function redactWhole(text: string): string {
   const stripped = stripInvisible(text);
   const redacted = redactStripped(stripped);
   return OVERRIDE.test(text) ? withoutOverrideRuns(text, redacted) : redacted;
 }
+
+/**
+ * Whole texts, memoised as they are given: one failure's message is read by several consumers (its
+ * fields checked against each other, its signature, its error line, its samples), and agents repeat
+ * their messages and session names. A hit skips even the per-line work (invisible characters, the
+ * line-locality checks, the split), which on a night of repeated failures is most of what is left.
+ */
+const TEXT_MEMO = new RedactionMemo<string>(4_096, 16_384, 8_000_000, (text, redacted) => text.length + redacted.length);
 
 function redactStripped(stripped: string): string {
   if (!stripped.includes('\n')) return redactLine(stripped);
@@ -360,26 +372,10 @@ export function isLineLocal(text: string): boolean {
   return !(text.includes('-----BEGIN') || text.includes('PRIVATE KEY')) && !wrapped(text) && !phraseAcrossLines(text) && !netrcAcrossLines(text);
 }
 
-const LINE_MEMO = new Map<string, string>();
-const MAX_MEMO_LINES = 20_000;
-const MAX_MEMO_LINE = 1_000;
-
-/** Whether the memo's lines were redacted with the rule set (it loads later: then they are redone). */
-let memoWithRuleSet = false;
+const LINE_MEMO = new RedactionMemo(20_000, 1_000, Number.POSITIVE_INFINITY);
 
 function redactLine(line: string): string {
-  if (line.length > MAX_MEMO_LINE) return redactText(line);
-  if (memoWithRuleSet !== secretRuleSetLoaded()) {
-    LINE_MEMO.clear();
-    memoWithRuleSet = secretRuleSetLoaded();
-  }
-  let out = LINE_MEMO.get(line);
-  if (out === undefined) {
-    out = redactText(line);
-    if (LINE_MEMO.size >= MAX_MEMO_LINES) LINE_MEMO.clear();
-    LINE_MEMO.set(line, out);
-  }
-  return out;
+  return LINE_MEMO.get(line, redactText);
 }
 
 function redactText(stripped: string): string {
