@@ -12,6 +12,7 @@ import { splitAcrossFields } from '../../pipeline/safety/split-secret.js';
 import { fenceEvidence } from '../../pipeline/synth/fence.js';
 import { signatureKey } from '../../pipeline/templates/signature.js';
 import type { TelemetryEvent } from '../../pipeline/telemetry/event.js';
+import { leaks } from '../helpers/secret-leak.js';
 
 /**
  * The secret classes the second pass of issue 14 items 1-2 closed, each on generated variants (fast-check):
@@ -33,14 +34,6 @@ const letters = (min: number, max: number) => fc.string({ unit: fc.constantFrom(
 const password = fc.oneof(letters(8, 30).filter((v) => /[a-z]/.test(v) && /[A-Z]/.test(v)), fc.stringMatching(/^[A-Za-z0-9!@#%^*_+=.~\/-]{8,28}$/));
 const WORDS = BIP39_ENGLISH.split(' ');
 
-/** Whether 8 characters in a row of `value` (all of a shorter one) survive in `out` beyond what the text around held. */
-function leaks(out: string, value: string, text: string): boolean {
-  const count = (hay: string, piece: string) => hay.split(piece).length - 1;
-  const left = (piece: string) => count(out, piece) > count(text, piece) - count(value, piece);
-  if (value.length <= 8) return left(value);
-  for (let i = 0; i + 8 <= value.length; i += 1) if (left(value.slice(i, i + 8))) return true;
-  return false;
-}
 
 function expectGone(text: string, value: string): void {
   const out = redact(text);

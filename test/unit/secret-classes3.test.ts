@@ -6,6 +6,7 @@ import { findKeywordPhrases } from '../../pipeline/safety/mnemonic.js';
 import { compileNeeds } from '../../pipeline/safety/secret-prefilter.js';
 import { redact } from '../../pipeline/safety/redact.js';
 import { loadSecretRuleSet } from '../../pipeline/safety/secrets-rule-set.js';
+import { leaks } from '../helpers/secret-leak.js';
 
 /**
  * The secret classes the second outside corpus still got through (issue 14 items 1-2, third pass), each
@@ -28,14 +29,6 @@ const VALUES = fc.sample(lettersOnly(10, 28), { numRuns: 6, seed: SEED });
 /** And ones a person types: lower-case words run together. */
 const TYPED = ['hunterbluesky', 'correcthorsebattery', 'sunflowermorning'];
 
-/** Whether 8 characters in a row of `value` (all of a shorter one) survive in `out` beyond what the text around held. */
-function leaks(out: string, value: string, text: string): boolean {
-  const count = (hay: string, piece: string) => hay.split(piece).length - 1;
-  const left = (piece: string) => count(out, piece) > count(text, piece) - count(value, piece);
-  if (value.length <= 8) return left(value);
-  for (let i = 0; i + 8 <= value.length; i += 1) if (left(value.slice(i, i + 8))) return true;
-  return false;
-}
 
 /** Whether `length` characters in a row of `value` appear in `out` at all. */
 function appears(out: string, value: string, length = 8): boolean {
