@@ -1,5 +1,5 @@
 import { isPlainId, placeholder, type IdentifierField } from './identifier.js';
-import { stripInvisible } from './normalise.js';
+import { decodedViews, sourceRange, stripInvisible } from './normalise.js';
 import { redact } from './redact.js';
 import { RedactionMemo } from './redaction-memo.js';
 
@@ -85,6 +85,34 @@ function findValues(text: string): readonly string[] {
 }
 
 /**
+ * `text` without the copies that only a decoding shows (`\u0048unter2…`, `%48unter2…`, `&#72;unter2…`, look-alike
+ * letters): each decoded view the detectors read is searched, and the run of the text a match came from is
+ * replaced. Views are built only when the text holds what they decode.
+ */
+function withoutEncodedCopies(text: string, copies: RegExp): string {
+  if (!ENCODED.test(text)) return text;
+  const ranges: [number, number][] = [];
+  for (const view of decodedViews(text, false)) {
+    for (const match of view.text.matchAll(copies)) ranges.push(sourceRange(view, match.index, match.index + match[0].length));
+  }
+  if (ranges.length === 0) return text;
+  // From the end, so earlier offsets stay valid; an overlapping range is merged into the one after it.
+  ranges.sort((a, b) => b[0] - a[0]);
+  let out = text;
+  let limit = Number.POSITIVE_INFINITY;
+  for (const [from, to] of ranges) {
+    const end = Math.min(to, limit);
+    if (end <= from) continue;
+    out = `${out.slice(0, from)}[REDACTED:secret]${out.slice(end)}`;
+    limit = from;
+  }
+  return out;
+}
+
+/** What a decoded view reads differently: escapes, percent codes, character references, non-ASCII letters. */
+const ENCODED = /[\\%&]|[^\x00-\x7f]/;
+
+/**
  * The event with every value redacted in one of its fields removed from all of them: replaced by a
  * marker in the call and the message, and an identifier holding one replaced by its placeholder.
  */
@@ -110,8 +138,9 @@ export function crossFieldRedact<E extends EventFields>(event: E): E {
     const text = event[field];
     if (typeof text !== 'string') continue;
     const source = holds(text) ? text : stripInvisible(text);
-    if (!holds(source)) continue;
-    out = { ...out, [field]: source.replace(copies, '[REDACTED:secret]') };
+    const literal = holds(source) ? source.replace(copies, '[REDACTED:secret]') : source;
+    const kept = withoutEncodedCopies(literal, copies);
+    if (kept !== text) out = { ...out, [field]: kept };
   }
   for (const field of ID_FIELDS) {
     const id = event[field];

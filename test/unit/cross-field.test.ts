@@ -129,3 +129,28 @@ describe('cross-field redaction: copies in another case', () => {
     );
   });
 });
+
+describe('cross-field redaction: copies only a decoding shows', () => {
+  const base = { timestamp: 0, tool_name: 'Bash', input_hash: 'h1', exit_code: 1, duration_ms: 1, session_id: 's-1' };
+  const hex = (c: string) => c.charCodeAt(0).toString(16).padStart(4, '0');
+  const encodings: ((v: string) => string)[] = [
+    (v) => [...v].map((c) => `\\u${hex(c)}`).join(''),
+    (v) => `${v.slice(0, 2)}${[...v.slice(2, 6)].map((c) => `\\u${hex(c)}`).join('')}${v.slice(6)}`,
+    (v) => [...v].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).join(''),
+    (v) => [...v].map((c) => `&#${c.charCodeAt(0)};`).join(''),
+  ];
+  const decoded = (text: string) => text.replace(/\\u([0-9a-f]{4})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))).replace(/%([0-9A-F]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))).replace(/&#(\d+);/g, (_, d: string) => String.fromCharCode(Number(d)));
+
+  it('a JSON-escaped, percent-encoded or character-referenced copy is the same secret', () => {
+    fc.assert(
+      fc.property(password, fc.constantFrom(...contexts), fc.constantFrom(...encodings), (v, context, encode) => {
+        fc.pre(!redact(context(v)).includes(v));
+        const event = { ...base, input_summary: context(v), error_message: `{"error":"denied","user":"${encode(v)}"}` } as TelemetryEvent;
+        const kept = crossFieldRedact(event);
+        expect(decoded(kept.error_message!).toLowerCase(), JSON.stringify(kept)).not.toContain(v.toLowerCase());
+        expect(kept.error_message).toContain('"error":"denied"');
+      }),
+      RUNS,
+    );
+  });
+});
