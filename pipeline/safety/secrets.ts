@@ -315,8 +315,16 @@ const CONTEXT_DETECTORS: readonly Detector[] = [
   { gate: /pass|pwd|pin\b/i, kind: 'password', pattern: PASSPHRASE, group: 1, accept: passphraseValue },
   // `using password hunter2x`, `with password: x`, `AUTH x` (redis): a value with a digit or mixed case.
   { gate: /passw|passph/i, kind: 'password', pattern: /\b(?:password|passphrase|passwd)(?:[ \t]+(?:is|was))?[ \t]+["']?(?!\()([^\s"',;]{6,200})/dgi, group: 1, accept: credentialLike },
-  { gate: /AUTH|requirepass|masterauth/, kind: 'password', pattern: /\b(?:AUTH|requirepass|masterauth)[ \t]+(?:\w+[ \t]+)?["']?([^\s"',;]{6,200})/dg, group: 1, accept: credentialLike },
+  { gate: /AUTH/, kind: 'password', pattern: /\b(?:AUTH)[ \t]+(?:\w+[ \t]+)?["']?([^\s"',;]{6,200})/dg, group: 1, accept: credentialLike },
+  // redis.conf's `requirepass <pw>` / `masterauth <pw>`: a directive whose one argument is the password, so a
+  // word of lower-case letters is the password too (not the next word of a sentence).
+  { gate: /requirepass|masterauth/, kind: 'password', pattern: /\b(?:requirepass|masterauth)[ \t]+["']?([^\s"',;]{1,200})/dg, group: 1, accept: directiveValue },
 ];
+
+/** The argument of a directive that takes a password: anything but a marker, a URL or a word that reads as prose about it. */
+function directiveValue(value: string): boolean {
+  return !value.startsWith('[REDACTED:') && !value.includes('://') && !/^(?:is|was|not|for|set|unset|required|missing|directive|option|must|should|\.\.\.|<\w+>)$/i.test(value);
+}
 
 /** An environment variable named for a credential: the word is a whole `_`-separated part of the name. */
 const ENV_NAME = /(?:^|_)(?:PASS(?:WORD|WD|PHRASE)?|PWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH|CREDENTIALS?|SIGNING_?KEY|SALT)(?:_|\d|$)/;

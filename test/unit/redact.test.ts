@@ -341,3 +341,15 @@ describe('redact: speed', () => {
     expect(performance.now() - started).toBeLessThan(1_000);
   });
 });
+
+describe('redact: redis password directives', () => {
+  it('the argument of requirepass / masterauth is a password, whatever its letters', () => {
+    for (const pw of ['foobared', 'amberpistolmeadow', 'Xy7pQ2rT', 'hunter']) {
+      for (const line of [`requirepass ${pw}`, `masterauth ${pw}`, `>>> 'requirepass ${pw} extra'`, `requirepass "${pw}"`]) {
+        expect(redact(line), line).not.toContain(pw);
+      }
+    }
+    // Prose about the directive keeps its words.
+    expect(redact('requirepass is not set: clients connect without a password')).toBe('requirepass is not set: clients connect without a password');
+  });
+});
