@@ -1,7 +1,7 @@
 import { findFormatSecrets } from './credential-formats.js';
 import { findMnemonics } from './mnemonic.js';
 import { scanWithRuleSet } from './secrets-rule-set.js';
-import { findContextSecrets } from './credential-contexts.js';
+import { findContextSecrets, namesCredential } from './credential-contexts.js';
 import { CLAUSE_WORDS, PROSE_WORDS } from './prose-words.js';
 
 /**
@@ -311,6 +311,9 @@ const CONTEXT_DETECTORS: readonly Detector[] = [
   { gate: /<(?:[\w.-]+:)?[\w.-]*?(?:pass|pwd|secret|token|key|credential)/i, kind: 'password', pattern: new RegExp(String.raw`<(?:[\w.-]+:)?[\w.-]*?(?:${MARKUP_WORDS})(?:[ \t][^<>]{0,200})?>[ \t]*([^<\n]{1,400}?)[ \t]*(?=</|$)`, 'dgi'), group: 1, accept: elementValue },
   // Attributes that name a credential and carry its value: `<add key="DbPassword" value="x"/>`, `<input type="password" value="x">`.
   { gate: /value[ \t]*=/i, kind: 'password', pattern: new RegExp(String.raw`\b(?:key|name|id|type|property)[ \t]*=[ \t]*["'][^"'<>]*?(?:${MARKUP_WORDS})[^"'<>]*["'][^<>]{0,200}?\bvalue[ \t]*=[ \t]*(["'])([^"'\n]{1,400})\1`, 'dgi'), group: 2, accept: markupValue },
+  // Elements whose key or name attribute names a credential and whose text is its value: Java properties XML
+  // `<entry key="db.password">x</entry>`, Spring/Hibernate `<property name="connection.password">x</property>`.
+  { gate: /(?:key|name|id|property)[ \t]*=/i, kind: 'password', pattern: /<[\w.:-]+[ \t][^<>]*?\b(?:key|name|id|property)[ \t]*=[ \t]*["']([^"'<>]{1,200})["'][^<>]{0,200}?(?<!\/)>[ \t]*([^<\n]{1,400}?)[ \t]*(?=<\/)/dgi, group: 2, accept: (value, m) => namesCredential(m[1]!) && markupValue(value) },
   // A passphrase of words after a credential word: `passphrase is orbit velvet canyon`, `password: correct horse battery`.
   { gate: /pass|pwd|pin\b/i, kind: 'password', pattern: PASSPHRASE, group: 1, accept: passphraseValue },
   // `using password hunter2x`, `with password: x`, `AUTH x` (redis): a value with a digit or mixed case.

@@ -353,3 +353,22 @@ describe('redact: redis password directives', () => {
     expect(redact('requirepass is not set: clients connect without a password')).toBe('requirepass is not set: clients connect without a password');
   });
 });
+
+describe('redact: an element keyed by a credential name holds its value', () => {
+  it('Java properties XML entries and Spring/Hibernate properties, whatever the value looks like', () => {
+    for (const v of ['amberpistolmeadow', 'hunter two', 'Xy7pQ2rT!']) {
+      for (const line of [
+        `error: InvalidPropertiesFormatException: <entry key="db.password">${v}</entry>`,
+        `<property name="hibernate.connection.password">${v}</property>`,
+        `<add key="SmtpPassword" >${v}</add>`,
+        `<entry key='api.token'>${v}</entry>`,
+      ]) {
+        expect(redact(line), line).not.toContain(v);
+      }
+    }
+    // A name that is no credential, an empty element and a placeholder stay as they are.
+    for (const line of ['<entry key="db.user">admin</entry>', '<property name="password.policy.min">8</property>', '<entry key="db.password">${DB_PASSWORD}</entry>']) {
+      expect(redact(line), line).toBe(line);
+    }
+  });
+});
