@@ -116,8 +116,11 @@ export async function readLines(
       position += bytesRead;
       options.onProgress?.(position - start);
     }
-    // Stopped at `end` (a byte cap), the file goes on: its partial line is not the last line.
-    if (options.final && position < end) state.flush(position);
+    // Stopped at `end` (a byte cap), the file goes on: its partial line is not the last line. A torn line
+    // already longer than max_line_bytes can never become a valid line, whatever is appended to it: it is
+    // reported as too long and consumed, so it cannot hold the cursor night after night (a run of NUL bytes
+    // with no newline at the log's end); the rest of it, once written, is one more invalid line.
+    if ((options.final && position < end) || state.overlong) state.flush(position);
     return state.consumed;
   } finally {
     // A line callback that threw leaves a read in flight: let it finish before the handle closes.
@@ -155,6 +158,11 @@ export class LineSplitter {
       this.emit(chunk, pos, nl, chunkOffset + nl + 1);
       pos = nl + 1;
     }
+  }
+
+  /** The line being read is already longer than max_line_bytes (it is skipped to its newline). */
+  get overlong(): boolean {
+    return this.skipping;
   }
 
   /** Reports a last line that has no newline (its next offset is `end`, the end of the file). */

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readLines, type RawLine } from '../../pipeline/io/line-reader.js';
@@ -53,8 +53,19 @@ describe('readLines', () => {
     expect(end).toBe(5005);
   });
 
-  it('an over-long torn last line is not consumed either', async () => {
-    const { out, end } = await collect(file(`a\n${'y'.repeat(3000)}`), 0, 256, 1000);
+  it('an over-long torn last line is consumed as too long: it can never become a valid line, and must not hold the cursor', async () => {
+    const path = file(`a\n${'y'.repeat(3000)}`);
+    const { out, end } = await collect(path, 0, 256, 1000);
+    expect(out.map((l) => [l.text, l.tooLong])).toEqual([['a', false], ['', true]]);
+    expect(end).toBe(3002);
+    // The rest of it arrives, then real lines: the rest is one more line (invalid for its reader), the next are read.
+    appendFileSync(path, `yyy"}\n{"ok":1}\n`);
+    const next = await collect(path, end, 256, 1000);
+    expect(next.out.map((l) => l.text)).toEqual(['yyy"}', '{"ok":1}']);
+  });
+
+  it('a torn last line within max_line_bytes is still left for the writer to finish', async () => {
+    const { out, end } = await collect(file(`a\n${'y'.repeat(500)}`), 0, 256, 1000);
     expect(out.map((l) => l.text)).toEqual(['a']);
     expect(end).toBe(2);
   });
