@@ -74,7 +74,7 @@ export function secretValues(text: string): readonly string[] {
  * they repeat from failure to failure. Most texts hold no secret, and their answer is one shared empty
  * list. Bounded as the redactor's own memo is (log text is attacker-controlled).
  */
-const VALUES = new RedactionMemo<readonly string[]>(4_096, 16_384, 8_000_000, (text, values) => values.reduce((n, value) => n + value.length, text.length));
+const VALUES = new RedactionMemo<readonly string[]>(4_096, 16_384, 1_000_000, (text, values) => values.reduce((n, value) => n + value.length, text.length));
 const NONE: readonly string[] = Object.freeze([]);
 
 function findValues(text: string): readonly string[] {

@@ -333,7 +333,7 @@ function redactWhole(text: string): string {
  * their messages and session names. A hit skips even the per-line work (invisible characters, the
  * line-locality checks, the split), which on a night of repeated failures is most of what is left.
  */
-const TEXT_MEMO = new RedactionMemo<string>(4_096, 16_384, 8_000_000, (text, redacted) => text.length + redacted.length);
+const TEXT_MEMO = new RedactionMemo<string>(4_096, 16_384, 1_000_000, (text, redacted) => text.length + redacted.length);
 
 function redactStripped(stripped: string): string {
   if (!stripped.includes('\n')) return redactLine(stripped);
