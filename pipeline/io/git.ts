@@ -73,13 +73,14 @@ export interface GitPort {
 export const GIT_TIMEOUT_MS = { local: 30_000, network: 120_000 } as const;
 
 /**
- * How long to wait, after git exits, for its output to be read to the end. simple-git by default
- * answers 50 ms after the exit (its `completion.onExit`), with whatever output had been read by then: on
- * a loaded machine that was a file read from HEAD cut short or empty, and a commit of a skill file
- * without its human part. The answer now waits for the output's end (`close`); this bound only ends the
- * wait when a program git started keeps the output open (an ssh connection kept alive).
+ * When a git command's answer is complete. simple-git by default answers 50 ms after git's exit with
+ * whatever output it had read by then (`completion.onExit`): on a loaded machine that was a file read from
+ * HEAD cut short or empty, and a commit of a skill file without its human part. A local command is now
+ * complete only at `close`, when its output has ended (no timer: a timer after the exit also kept the
+ * process alive that long at its end). A push or fetch can leave a program holding the pipe (an ssh
+ * connection kept alive, a credential cache): for those the exit still ends the wait, after a second.
  */
-export const GIT_OUTPUT_GRACE_MS = 10_000;
+export const GIT_OUTPUT_GRACE_MS = { local: false, network: 1_000 } as const;
 
 interface OpenGit {
   git: SimpleGit;
@@ -102,7 +103,7 @@ async function openGit(root: string, paths: readonly string[] = []): Promise<Ope
 /** A new simple-git instance (its `env()` is per instance) carrying `settings`. */
 async function gitWith(root: string, settings: string[], env: Record<string, string>, timeoutMs: number = GIT_TIMEOUT_MS.local): Promise<SimpleGit> {
   const { simpleGit } = await import('simple-git');
-  return simpleGit({ baseDir: root, config: settings, unsafe: UNSAFE_ALLOWED, timeout: { block: timeoutMs }, completion: { onClose: true, onExit: GIT_OUTPUT_GRACE_MS } }).env(env);
+  return simpleGit({ baseDir: root, config: settings, unsafe: UNSAFE_ALLOWED, timeout: { block: timeoutMs }, completion: { onClose: true, onExit: timeoutMs === GIT_TIMEOUT_MS.local ? GIT_OUTPUT_GRACE_MS.local : GIT_OUTPUT_GRACE_MS.network } }).env(env);
 }
 
 async function gitAt(root: string): Promise<SimpleGit> {
