@@ -1,4 +1,4 @@
-import { isPlainId, placeholder, type IdentifierField } from './identifier.js';
+import { identifierProblem, isPlainId, placeholder, type IdentifierField } from './identifier.js';
 import { decodedViews, sourceRange, stripInvisible } from './normalise.js';
 import { redact } from './redact.js';
 import { RedactionMemo } from './redaction-memo.js';
@@ -14,6 +14,13 @@ import { RedactionMemo } from './redaction-memo.js';
 const MARKER = /\[REDACTED:[a-z0-9_]+\]/g;
 /** Shorter values are not carried over: a 5-character password is rare, and `admin` everywhere is not. */
 const MIN_VALUE = 6;
+/**
+ * Longer runs are not carried over either: no password is that long, a key block or a token that long is
+ * found by its own shape wherever it stands, and a hostile run of 800,000 characters would not compile
+ * as a pattern. At most MAX_VALUES values an event (the longest kept).
+ */
+const MAX_VALUE = 512;
+const MAX_VALUES = 64;
 /** Words that introduce a secret and may be part of a redacted run (`Bearer <token>`): never a value. */
 const KEY_WORDS = /^(?:bearer|basic|token|password|passwd|passphrase|secret|authorization|identified|apikey|api_key|api-key|private|mnemonic)$/i;
 const TEXT_FIELDS = ['input_summary', 'error_message'] as const;
@@ -61,7 +68,7 @@ function valuesOf(run: string): string[] {
   const words = trimmed.split(/[\s=:,;]+/).filter(Boolean);
   const lastWord = (words.at(-1) ?? '').replace(/^["'`]+|["'`]+$/g, '');
   const unflagged = lastWord.replace(/^-[A-Za-z]/, '').replace(/^["'`]+/, '');
-  return [trimmed, lastWord, unflagged].filter((value) => value.length >= MIN_VALUE && !KEY_WORDS.test(value) && !value.includes('[REDACTED:'));
+  return [trimmed, lastWord, unflagged].filter((value) => value.length >= MIN_VALUE && value.length <= MAX_VALUE && !KEY_WORDS.test(value) && !value.includes('[REDACTED:'));
 }
 
 /** The secret values redaction finds in `text`. */
@@ -127,7 +134,7 @@ export function crossFieldRedact<E extends EventFields>(event: E): E {
   if (found.size === 0) return event;
   // Longest first: a value that holds another is replaced whole. In any case: a copy upper-cased or
   // capitalised by whatever echoed it (`Access denied for HUNTER2BLUE`) is the same secret.
-  const values = [...found].sort((a, b) => b.length - a.length);
+  const values = [...found].sort((a, b) => b.length - a.length).slice(0, MAX_VALUES);
   const copies = new RegExp(values.map((value) => value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
   const holds = (text: string) => {
     copies.lastIndex = 0;
@@ -144,7 +151,8 @@ export function crossFieldRedact<E extends EventFields>(event: E): E {
   }
   for (const field of ID_FIELDS) {
     const id = event[field];
-    if (typeof id === 'string' && holds(stripInvisible(id))) out = { ...out, [field]: placeholder(field, id) };
+    // One the identifier grammar refuses anyway is left to it: it replaces and counts it (the report says how many).
+    if (typeof id === 'string' && holds(stripInvisible(id)) && identifierProblem(field, id) === null) out = { ...out, [field]: placeholder(field, id) };
   }
   return out;
 }
