@@ -17,7 +17,8 @@ export const POLICY = readFileSync(join(PACKAGE_ROOT, 'config/safety-rules.yaml'
 export const MEMORY = '# Project memory\n\nHuman notes stay exactly as written.\n\n## Derived Rules\n\n## Later section\n\nAlso human.\n';
 
 /** What the harness passes to git so that no hook, filter, fsmonitor, textconv or pager of the repo runs. */
-const SAFE_GIT = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'core.pager=cat', '-c', 'diff.external=', '-c', 'protocol.ext.allow=never'];
+// log.mailmap off: a hostile .mailmap or mailmap.file can be a FIFO, and the harness reads the tool's commits with git log.
+const SAFE_GIT = ['-c', 'log.mailmap=false', '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'core.pager=cat', '-c', 'diff.external=', '-c', 'protocol.ext.allow=never'];
 
 export interface Sandbox extends AttackRepo {
   root: string;

@@ -56,6 +56,10 @@ export function runNight(cwd: string, args: string[], env: Record<string, string
     let timedOut = false;
     let cpuKilled: number | null = null;
     const timer = setTimeout(() => {
+      // A timer can fire late: another job's synchronous work (the harness's own git on a FIFO, bounded
+      // at 20 s) holds this process's event loop. A night that ended in time is then a zombie waiting to
+      // be reaped, not a hang.
+      if (hasExited(child.pid)) return;
       timedOut = true;
       kill();
     }, killAfterMs);
@@ -92,6 +96,16 @@ export function runNight(cwd: string, args: string[], env: Record<string, string
       resolve({ code, signal: cpuKilled !== null ? null : signal, timedOut, ms: Date.now() - started, cpuMs, stdout, stderr, json });
     });
   });
+}
+
+/** Whether the process has ended (a zombie not yet reaped, or gone): Linux /proc; false elsewhere. */
+function hasExited(pid: number | undefined): boolean {
+  if (pid === undefined || !existsSync('/proc/self/stat')) return false;
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.startsWith('Z');
+  } catch {
+    return true;
+  }
 }
 
 /** CPU time of a live process from /proc (Linux; null elsewhere or once it is gone). */
