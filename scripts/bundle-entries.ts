@@ -28,12 +28,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { packageRoot } from '../pipeline/io/paths.js';
 
 const CLI_ENTRY = 'dist/pipeline/cli/main.js';
 /** The `bin` of package.json: the same switch, as CommonJS. */
 const CLI_BIN = 'dist/pipeline/cli/main.cjs';
+/** The hook's entry (its code cache is warmed by warmHookCache). */
+const HOOK_MAIN = 'dist/pipeline/cli/hook-main.cjs';
 /** Every command but the hook: a CommonJS bundle of tsc's cli-main.js (which stays as tsc wrote it). */
 const CLI_MAIN = 'dist/pipeline/cli/cli-main.cjs';
 /** Loaded on demand only (an API key, a commit, a settings file), and large: left to Node to load (yaml is bundled into cli-main.cjs). */
@@ -85,8 +88,9 @@ for (const part of ['hook-main', 'hook-session-start', 'hook-reminder']) {
 }
 for (const part of ['cli-main', 'hook-main', 'hook-session-start', 'hook-reminder']) assertAscii(at(`dist/pipeline/cli/${part}.cjs`));
 rmSync(at(`${CLI_MAIN}.cache`), { force: true });
-warmHookCache();
+// The CLI's first: the hook's warm-up runs a night with it, which must not write the CLI's cache.
 warmCliCache();
+warmHookCache();
 
 /** `import('./hook-session-start.js')` in hook-command.ts becomes `require('./hook-session-start.cjs')` (see `supported` above). */
 function hookPartsExternal() {
@@ -99,15 +103,37 @@ function hookPartsExternal() {
 }
 
 /**
- * Writes hook-main.cjs's code cache by running the built hook once, on a failure payload (it compiles
- * what every per-call payload uses: parsing, classification, redaction, the pending table, the append),
- * in a throwaway folder. Best effort: without it the first hook call writes the cache.
+ * Writes the hook bundles' code caches (hook-main.cjs, hook-session-start.cjs, hook-reminder.cjs) from
+ * one process that runs every kind of payload (io/code-cache.ts saves what a process compiled) in a
+ * throwaway folder where a night has run on the shipped sample: a session start, a call's start and end,
+ * a failure a rule covers (the reminder) and one no rule covers. A cache warmed by one payload left the
+ * others compiling their functions on every tool call. Best effort: without it the first hook call writes
+ * the cache.
  */
 function warmHookCache(): void {
   const dir = mkdtempSync(join(tmpdir(), 'sleep-cycle-warm-'));
   try {
-    const payload = JSON.stringify({ session_id: 'warm', cwd: dir, hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_use_id: 'toolu_warm', error: 'Exit code 1\nnpm ERR! missing script: test' });
-    spawnSync(process.execPath, [at(CLI_BIN), 'hook', 'claude-code', '--root', dir], { input: payload, stdio: ['pipe', 'ignore', 'ignore'] });
+    mkdirSync(join(dir, 'logs'));
+    mkdirSync(join(dir, 'config'));
+    copyFileSync(at('logs/telemetry.jsonl'), join(dir, 'logs', 'telemetry.jsonl'));
+    for (const file of ['config/sleep-cycle.yaml', 'config/safety-rules.yaml']) copyFileSync(at(file), join(dir, file));
+    spawnSync(process.execPath, [at(CLI_BIN), 'run', '--offline', '--json', '--root', dir], { stdio: ['ignore', 'ignore', 'ignore'] });
+    const payload = (event: string, extra: Record<string, unknown>) => JSON.stringify({ session_id: 'warm', transcript_path: '/dev/null', cwd: dir, hook_event_name: event, ...extra });
+    const payloads = [
+      payload('SessionStart', { source: 'startup' }),
+      payload('PreToolUse', { tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_use_id: 'toolu_warm1' }),
+      payload('PostToolUse', { tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_use_id: 'toolu_warm1', tool_response: { stdout: 'ok' } }),
+      payload('PreToolUse', { tool_name: 'Read', tool_input: { file_path: join(dir, 'nope') }, tool_use_id: 'toolu_warm2' }),
+      payload('PostToolUseFailure', { tool_name: 'Read', tool_input: { file_path: join(dir, 'nope') }, tool_use_id: 'toolu_warm2', error: 'File does not exist.' }),
+      payload('PostToolUseFailure', { tool_name: 'Bash', tool_input: { command: 'npm run lint' }, tool_use_id: 'toolu_warm3', error: 'Exit code 1\nnpm ERR! missing script: lint' }),
+    ];
+    // The same loader the bin uses, so the caches are written exactly as a hook call would write them.
+    const script = `import { createRequire } from 'node:module';
+import { createBundleLoader } from ${JSON.stringify(pathToFileURL(at('dist/pipeline/io/code-cache.js')).href)};
+const loader = createBundleLoader(createRequire(${JSON.stringify(pathToFileURL(at(HOOK_MAIN)).href)}));
+await loader.load(${JSON.stringify(at(HOOK_MAIN))}).warmHook(${JSON.stringify(dir)}, ${JSON.stringify(payloads)});
+loader.saveCaches();`;
+    spawnSync(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', 'ignore'] });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -6,7 +6,7 @@ import { nodeFs } from '../io/fs.js';
 import { readProcessStdin } from '../io/stdin.js';
 import { defaultSettings, type Settings } from '../settings/schema.js';
 import { parseClaudeCodeHook } from '../telemetry/claude-code-hook.js';
-import { compileCategoryPatterns } from '../telemetry/classify.js';
+import { classifyStored, compileCategoryPatterns } from '../telemetry/classify.js';
 import { claimPendingAll, recordPending } from '../telemetry/hook-pending.js';
 import { ownDuration } from '../telemetry/human-wait.js';
 import { createTelemetryLogger } from '../telemetry/logger.js';
@@ -77,7 +77,8 @@ export async function handleClaudeCodeHook(options: HookOptions, deps: HookDeps)
 }
 
 async function recordHook(text: string, arrival: Date, root: string, settings: Settings, deps: HookDeps): Promise<{ result: HookResult; output: HookOutput | null }> {
-  const hook = parseClaudeCodeHook(text, compileCategoryPatterns(settings.error_categories));
+  // Not classified here: ingest classifies a failure written without a category (claude-code-hook.ts).
+  const hook = parseClaudeCodeHook(text, null);
   const pendingPath = resolve(root, settings.state_dir, PENDING_FILE);
   // Confined like a run's: a state folder or log that is a link out of the project is refused (and rejected).
   const fs = confineFs(deps.fs, root);
@@ -106,16 +107,19 @@ async function recordHook(text: string, arrival: Date, root: string, settings: S
       const logPath = resolve(root, settings.logs[0]!);
       // The logger appends outside the port: the same check first (a link leaving the project throws E_IO).
       await fs.identify(logPath);
-      const logger = createTelemetryLogger({ path: logPath, now: () => arrival });
+      const logger = createTelemetryLogger({ path: logPath, now: () => arrival, classify: false });
       const event = await logger.log({ ...hook.call, durationMs: started === undefined ? 0 : own.durationMs });
       const duration = started === undefined ? 'unknown' : own.wait === 'none' ? 'paired' : 'human';
       // No rule about this family and category (or no state yet): most failures stop here, without loading
       // the reminder's code or the memory.
-      if (event.exit_code === 0 || !(await hasState(root, settings, deps)) || !(await mayRemind(event, day).catch(() => true))) {
+      // The failure's category as the night will read it from the line just written (only if a rule may match).
+      let category: string | undefined = event.error_category;
+      const categoryOf = () => (category ??= classifyStored(event, compileCategoryPatterns(settings.error_categories)));
+      if (event.exit_code === 0 || !(await hasState(root, settings, deps)) || !(await mayRemind(event, day, categoryOf).catch(() => true))) {
         return { result: { outcome: 'event', event, duration, reminded: null }, output: null };
       }
       const { remind } = await import('./hook-reminder.js');
-      const reminder = await remindSafely(() => remind(event, day), root, settings, arrival);
+      const reminder = await remindSafely(() => remind({ ...event, error_category: categoryOf() }, day), root, settings, arrival);
       return { result: { outcome: 'event', event, duration, reminded: reminder?.rule ?? null }, output: reminder?.output ?? null };
     }
   }

@@ -39,15 +39,20 @@ export async function readHookKeys(day: Pick<HookDay, 'root' | 'settings' | 'fs'
   }
 }
 
-/** False only when the list is current and holds no rule for this failure's family and category. */
-export async function mayRemind(event: TelemetryEvent, day: Pick<HookDay, 'root' | 'settings' | 'fs'>): Promise<boolean> {
+/**
+ * False only when the list is current and holds no rule for this failure's family and category.
+ * `categoryOf` is asked only when a rule is about the family: the classifier's patterns are the most
+ * expensive thing a hook could compile, and most failures have no rule.
+ */
+export async function mayRemind(event: TelemetryEvent, day: Pick<HookDay, 'root' | 'settings' | 'fs'>, categoryOf: () => string): Promise<boolean> {
   const pairs = await readHookKeys(day, await memoryKey(day));
   if (pairs === null) return true;
   const family = toolFamily(event.tool_name, event.input_summary, event.error_message);
-  const category = event.error_category ?? 'uncategorized';
   // Names the night would redact or clean (ingest/cluster.ts): let the full match decide.
-  if (!PLAIN.test(family) || !PLAIN.test(category)) return true;
-  return pairs.includes(`${family}\u0000${category}`);
+  if (!PLAIN.test(family)) return true;
+  if (!pairs.some((pair) => pair.startsWith(`${family}\u0000`))) return false;
+  const category = categoryOf();
+  return !PLAIN.test(category) || pairs.includes(`${family}\u0000${category}`);
 }
 
 /** Names ingest keeps as they are (cleanIdentifier and redact change none of them). */

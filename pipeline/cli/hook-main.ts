@@ -10,7 +10,28 @@ import { hookCommand } from './hook-command.js';
  * Claude Code blocks the tool call when a hook exits 2.
  */
 export async function runHookMain(args: HookArgs): Promise<number> {
-  const deps = {
+  const deps = realDeps();
+  try {
+    await hookCommand(args.agent, { ...(args.root !== undefined ? { root: args.root } : {}), json: args.json }, deps);
+  } catch {
+    // hookCommand already turns every failure into a rejects line; this is the last guard.
+  }
+  return 0;
+}
+
+/**
+ * Build time only (scripts/bundle-entries.ts): the payloads in turn, in one process, in `root`, output
+ * dropped. The code cache this process then writes holds what every kind of payload compiles (a start,
+ * an end, a failure with and without a rule), so no per-call hook compiles its own path lazily.
+ */
+export async function warmHook(root: string, payloads: readonly string[]): Promise<void> {
+  for (const payload of payloads) {
+    await hookCommand('claude-code', { root }, { ...realDeps(), stdout: () => {}, stderr: () => {}, readStdin: async () => payload }).catch(() => 0);
+  }
+}
+
+function realDeps() {
+  return {
     fs: nodeFs,
     clock: systemClock,
     env: process.env,
@@ -19,10 +40,4 @@ export async function runHookMain(args: HookArgs): Promise<number> {
     stderr: (text: string) => void process.stderr.write(text),
     readStdin: readProcessStdin,
   };
-  try {
-    await hookCommand(args.agent, { ...(args.root !== undefined ? { root: args.root } : {}), json: args.json }, deps);
-  } catch {
-    // hookCommand already turns every failure into a rejects line; this is the last guard.
-  }
-  return 0;
 }

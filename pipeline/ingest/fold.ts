@@ -2,6 +2,7 @@ import type { RawLine } from '../io/line-reader.js';
 import type { Baseline } from '../memory/state.js';
 import { checkEventTime, ParsedEvent, type InvalidReason, type ReadEvent, type TelemetryEvent } from '../telemetry/event.js';
 import { EventScanner } from '../telemetry/event-scanner.js';
+import { classifyStored, compileCategoryPatterns, type CategoryPattern, type CategoryPatternSpec } from '../telemetry/classify.js';
 import { UsageCounter } from '../telemetry/usage.js';
 import { ClusterBuilder, toolNameCleaner, type ClusterLimits } from './cluster.js';
 import { isFailure, SlowDetector } from './filter.js';
@@ -41,6 +42,8 @@ export interface FoldSettings {
   slow_factor: number;
   baseline_min_samples: number;
   slow_min_ms: number;
+  /** Extra category patterns (settings), for failures written without a category (see `categorised`). */
+  error_categories?: readonly CategoryPatternSpec[];
 }
 
 /** A stretch of a file being folded: its display name and the time up to which events are old. */
@@ -97,6 +100,9 @@ export class IngestFold {
   private readonly families = new BoundedMemo<string | null>(MAX_TOOL_NAMES, 256);
   /** A shell command line → the program it runs, or null when it names none (the shell tool is its family). */
   private readonly commandFamilies = new BoundedMemo<string | null>();
+  /** A failure's category when its line has none (message and summary → category): messages repeat. */
+  private readonly categories = new BoundedMemo<string>();
+  private readonly extraCategories: readonly CategoryPattern[];
   /** What the rules shown to the agent did tonight (null without rules in memory). */
   readonly effect: RuleEffectTally | null;
   private readonly scanner = new EventScanner();
@@ -116,6 +122,7 @@ export class IngestFold {
 
   constructor(settings: FoldSettings, baselines: Record<string, Baseline>, options: FoldOptions = {}) {
     this.scanAfterLines = options.scanAfterLines ?? SCAN_AFTER_LINES;
+    this.extraCategories = compileCategoryPatterns(settings.error_categories ?? []);
     this.recovery = new RecoveryTracker(options.deferUnsettled === true);
     this.effect = options.effect && Object.keys(options.effect.rules).length > 0 ? new RuleEffectTally(options.effect) : null;
     // Days beyond the window only count toward `count`; a margin keeps every day the gate may read.
@@ -182,7 +189,7 @@ export class IngestFold {
       if (!this.recovery.idle) this.followUp(read);
       return this.detector.observeSuccess(read.toolName, read.durationMs, segment.file, offset, read);
     }
-    const raw = read.event();
+    const raw = this.categorised(read.event());
     if (!isFailure(raw)) return;
     const event = this.splitSecrets.follow(raw);
     const cluster = this.builder.add('failure', event, ts, { file: segment.file, offset });
@@ -222,8 +229,20 @@ export class IngestFold {
   private followEffect(read: ReadEvent, family: string): void {
     const session = read.sessionId();
     if (session === undefined) return;
-    const event = read.exitCode === 0 ? null : read.event();
+    const event = read.exitCode === 0 ? null : this.categorised(read.event());
     this.effect!.call(session, family, event !== null && isFailure(event) ? event : null);
+  }
+
+  /**
+   * A failed call's event with its category: a line without one (the Claude Code hook leaves it to the
+   * night, see claude-code-hook.ts) is classified here, as the logger would have, from what the line
+   * holds: the redacted message and, for a shell, the command in its input summary.
+   */
+  private categorised(event: TelemetryEvent): TelemetryEvent {
+    if (event.error_category !== undefined || event.exit_code === 0) return event;
+    const key = `${event.tool_name}\u0000${event.exit_code}\u0000${event.input_summary ?? ''}\u0000${event.error_message ?? ''}`;
+    event.error_category = this.categories.get(key, () => classifyStored(event, this.extraCategories));
+    return event;
   }
 
   private countValid(ts: number): void {

@@ -57,7 +57,7 @@ export async function readSplit(
   const job = ctx.rangeFolder!.start({
     absolute: segment.absolute,
     segment: { file: segment.file, cutoff: segment.cutoff },
-    settings: { sample_size: settings.sample_size, window_days: settings.window_days, max_clusters: settings.max_clusters, slow_factor: settings.slow_factor, baseline_min_samples: settings.baseline_min_samples, slow_min_ms: settings.slow_min_ms },
+    settings: { sample_size: settings.sample_size, window_days: settings.window_days, max_clusters: settings.max_clusters, slow_factor: settings.slow_factor, baseline_min_samples: settings.baseline_min_samples, slow_min_ms: settings.slow_min_ms, error_categories: settings.error_categories },
     maxLineBytes: settings.max_line_bytes,
     baselines,
   }, onWorkerProgress);

@@ -1,4 +1,4 @@
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 
 /**
  * One complete line: its text (without CR/LF), where it starts, and where the next line starts. A line
@@ -90,6 +90,9 @@ export async function readLines(
   options: ReadLinesOptions,
   onLine: (line: RawLine) => void,
 ): Promise<number> {
+  // Loaded here, not at the top: node:fs/promises (and the readline code it loads) would cost every hook
+  // call that imports the filesystem port ~3 M instructions, and only reading lines needs it.
+  const { open } = await import('node:fs/promises');
   const handle = await open(path, 'r');
   let pending: Promise<unknown> | undefined;
   try {

@@ -160,6 +160,15 @@ function clipForClassifying(message: string): string {
   return `${message.slice(0, CLIP)}\n${message.slice(-CLIP)}`;
 }
 
+/**
+ * The category of a failure written without one (the Claude Code hook leaves it to the night), from what
+ * its line holds: the redacted message and, for a shell, the command in its input summary. Ingest and the
+ * hook's reminder both use this, so they agree.
+ */
+export function classifyStored(event: { tool_name: string; exit_code: number; error_message?: string; input_summary?: string }, extra: readonly CategoryPattern[] = []): string {
+  return classifyError({ toolName: event.tool_name, exitCode: event.exit_code, message: splitExitCode(event.error_message ?? '').rest }, extra, event.input_summary);
+}
+
 /** "Exit code 127\n…" (Claude Code's Bash errors): the exit code and the text after that line. */
 export function splitExitCode(error: string): { exitCode: number | null; rest: string } {
   const match = /^Exit code (\d+)\s*\n?/.exec(error);

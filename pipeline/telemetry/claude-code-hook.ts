@@ -27,7 +27,12 @@ export type ClaudeCodeHook =
 export const CLAUDE_CODE_AGENT = 'claude-code';
 const MAX_ID_CHARS = 200;
 
-export function parseClaudeCodeHook(text: string, categories: readonly CategoryPattern[] = []): ClaudeCodeHook {
+/**
+ * `categories`: extra patterns tried before the built-in ones. `null`: the failure is not classified here
+ * but at ingest, from the stored (redacted) message and input summary, as for any event without a category
+ * (the hook runs on every tool call, and compiling the classifier's patterns was its largest cost).
+ */
+export function parseClaudeCodeHook(text: string, categories: readonly CategoryPattern[] | null = []): ClaudeCodeHook {
   if (text.trim() === '') return reject('empty payload: nothing was read from stdin');
   let payload: unknown;
   try {
@@ -39,7 +44,7 @@ export function parseClaudeCodeHook(text: string, categories: readonly CategoryP
   return mapClaudeCodeHook(payload as Record<string, unknown>, categories);
 }
 
-export function mapClaudeCodeHook(payload: Record<string, unknown>, categories: readonly CategoryPattern[] = []): ClaudeCodeHook {
+export function mapClaudeCodeHook(payload: Record<string, unknown>, categories: readonly CategoryPattern[] | null = []): ClaudeCodeHook {
   const event = payload.hook_event_name;
   if (event === 'SessionStart') {
     return { kind: 'session', sessionId: isId(payload.session_id) ? payload.session_id : undefined, source: isId(payload.source) ? payload.source : undefined };
@@ -70,8 +75,8 @@ export function mapClaudeCodeHook(payload: Record<string, unknown>, categories: 
   const error = typeof payload.error === 'string' ? payload.error : '';
   const { exitCode: parsed, rest } = splitExitCode(error);
   const exitCode = parsed !== null && parsed !== 0 ? parsed : 1;
-  const category = payload.is_interrupt === true ? 'interrupted' : classifyError({ toolName: tool, exitCode, message: rest }, categories, commandOf(input));
-  return { ...post, call: { ...common, exitCode, category, ...(error !== '' ? { message: error } : {}) } };
+  const category = payload.is_interrupt === true ? 'interrupted' : categories === null ? undefined : classifyError({ toolName: tool, exitCode, message: rest }, categories, commandOf(input));
+  return { ...post, call: { ...common, exitCode, ...(category !== undefined ? { category } : {}), ...(error !== '' ? { message: error } : {}) } };
 }
 
 /** A call as PermissionRequest and PostToolUse both describe it (neither carries the other's id). */

@@ -11,7 +11,10 @@ export interface TelemetryCall {
   tool: string;
   exitCode: number;
   durationMs: number;
-  /** Left out on a failure: the classifier picks one from `message` (and `input.command` for shells). */
+  /**
+   * Left out on a failure: the classifier picks one from `message` (and `input.command` for shells), or,
+   * with the logger's `classify: false`, ingest does (from the stored message and input summary).
+   */
   category?: string;
   /** Raw error text: redacted and truncated before it is written. */
   message?: string;
@@ -27,6 +30,8 @@ export interface TelemetryCall {
 export interface BuildEventOptions {
   now: Date;
   categories?: readonly CategoryPattern[];
+  /** false: a failure without a category is written without one (ingest classifies it). Default true. */
+  classify?: boolean;
   maxMessageChars?: number;
 }
 
@@ -35,6 +40,8 @@ export interface TelemetryLoggerOptions {
   now?: () => Date;
   /** Extra category patterns (settings' `error_categories`), tried before the built-in ones. */
   categories?: readonly CategoryPattern[];
+  /** See BuildEventOptions.classify. */
+  classify?: boolean;
   maxMessageChars?: number;
 }
 
@@ -54,7 +61,7 @@ export function createTelemetryLogger(options: TelemetryLoggerOptions): Telemetr
   return {
     path: options.path,
     async log(call) {
-      const event = buildTelemetryEvent(call, { now: now(), categories: options.categories, maxMessageChars: options.maxMessageChars }, options.path);
+      const event = buildTelemetryEvent(call, { now: now(), categories: options.categories, classify: options.classify, maxMessageChars: options.maxMessageChars }, options.path);
       await appendTelemetry(options.path, [event]);
       return event;
     },
@@ -74,7 +81,7 @@ export function buildTelemetryEvent(call: TelemetryCall, options: BuildEventOpti
     exit_code: call.exitCode,
     duration_ms: call.durationMs,
   };
-  const category = call.category ?? (call.exitCode !== 0 ? classifyCall(call, options.categories ?? []) : undefined);
+  const category = call.category ?? (call.exitCode !== 0 && options.classify !== false ? classifyCall(call, options.categories ?? []) : undefined);
   if (category !== undefined) event.error_category = category;
   if (call.message !== undefined && call.message !== '') {
     event.error_message = truncateMiddle(redact(call.message), options.maxMessageChars ?? MAX_MESSAGE_CHARS);

@@ -90,7 +90,7 @@ describe.skipIf(!existsSync(DATA))('the day finds the rule the night wrote for a
       expect(written.length).toBeLessThanOrEqual(1);
       if (written.length === 0) continue; // held for a human, or its samples did not fit: nothing to check
       checked += 1;
-      const found = (await mayRemind(failure, day)) ? findReminder(memory.rules, failureKeyOf(failure), memory.templates) : null;
+      const found = (await mayRemind(failure, day, () => failure.error_category ?? 'uncategorized')) ? findReminder(memory.rules, failureKeyOf(failure), memory.templates) : null;
       if (found?.id !== written[0]!.id) missed.push(`${failure.tool_name}: ${failure.error_message!.slice(0, 80)} → ${found?.id ?? 'no rule'} (the night's rule ${written[0]!.id} is for ${written[0]!.tool_name}/${written[0]!.error_category})`);
     }
     if (missed.length > 0 && process.env.AGREEMENT_DEBUG) writeFileSync(process.env.AGREEMENT_DEBUG, JSON.stringify({ dir, failures, state }, null, 1));

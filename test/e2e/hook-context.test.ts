@@ -1,3 +1,4 @@
+import { classifyStored } from '../../pipeline/telemetry/classify.js';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -141,9 +142,10 @@ describe('just in time: the rule next to a failure of its cluster', () => {
       hookSpecificOutput: { hookEventName: 'PostToolUseFailure', additionalContext: expect.stringContaining(`\`pytest\` is not on PATH`) },
     });
     expect(first.output!.hookSpecificOutput.additionalContext).toMatch(new RegExp(`^sleep-cycle: this failure matches a rule learnt from earlier sessions: .*\\[${ids[0]}\\]$`));
-    // The failure itself is recorded, then the exposure.
+    // The failure itself is recorded (its category left to the night, which reads the one the reminder matched), then the exposure.
+    expect(classifyStored(lines(dir).at(-2))).toBe('dependency_missing');
     expect(lines(dir).slice(-2)).toEqual([
-      expect.objectContaining({ tool_name: 'Bash', exit_code: 127, session_id: 's4', error_category: 'dependency_missing' }),
+      expect.objectContaining({ tool_name: 'Bash', exit_code: 127, session_id: 's4' }),
       expect.objectContaining({ tool_name: 'sleep-cycle', exposure: 'reminder', memory_refs: [ids[0]], session_id: 's4' }),
     ]);
     const again = await hook(dir, failure('s4', 'pytest -x', PYTEST, 'u2'), '2026-11-21T09:02:00Z');
@@ -189,7 +191,7 @@ describe('just in time: the rule next to a failure of its cluster', () => {
     writeFileSync(join(dir, '.sleep-cycle/state.json'), `${JSON.stringify(ledger, null, 2)}\n`);
     // Another error line of pytest in the same category (another template): the legacy rule covers it.
     const other = await hook(dir, failure('s4', 'pytest', zsh, 'u1'), '2026-11-21T09:01:00Z');
-    expect(lines(dir).at(-2)).toMatchObject({ error_category: 'dependency_missing' });
+    expect(classifyStored(lines(dir).at(-2))).toBe('dependency_missing');
     expect(other.output?.hookSpecificOutput.additionalContext).toContain(`[${ids[0]}]`);
   });
 });

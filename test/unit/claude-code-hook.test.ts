@@ -5,9 +5,11 @@ import { hookCommand, hookCommandSpec, PENDING_FILE, REJECTS_FILE } from '../../
 import { HOOK_SNIPPET } from '../../pipeline/cli/init-command.js';
 import type { Clock } from '../../pipeline/io/clock.js';
 import { parseClaudeCodeHook } from '../../pipeline/telemetry/claude-code-hook.js';
+import { classifyStored } from '../../pipeline/telemetry/classify.js';
 import { checkEvent, type TelemetryEvent } from '../../pipeline/telemetry/event.js';
 import { canonicalJson, inputHash } from '../../pipeline/telemetry/input-hash.js';
 import { parsePending, PENDING_MAX_AGE_MS, prunePending, renderPending } from '../../pipeline/telemetry/hook-pending.js';
+import { runCommand } from '../../pipeline/cli/run-command.js';
 import { runCommandInProcess } from '../helpers/command.js';
 import { makeDir, PACKAGE_ROOT } from '../helpers/repo.js';
 
@@ -116,7 +118,7 @@ describe('PostToolUseFailure', () => {
     tool_name: 'Bash', tool_input: { command: 'npm test', description: 'run tests' }, tool_use_id: 'toolu_f1', ...overrides,
   });
 
-  it('"Exit code 1\\n…" gives exit 1, a category and the redacted error as message', async () => {
+  it('"Exit code 1\\n…" gives exit 1 and the redacted error as message; the night reads its category from them', async () => {
     const dir = makeDir({});
     const clock = manualClock();
     const token = `ghp_${'k3Y9m2P8q1'.repeat(4)}`;
@@ -125,14 +127,17 @@ describe('PostToolUseFailure', () => {
     const result = await hook(dir, JSON.stringify(failure({ error: `Exit code 1\n FAIL  test/a.test.ts\n      Tests  3 failed | 10 passed (13)\nGITHUB_TOKEN=${token}` })), { clock });
     expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
     const [event] = telemetry(dir);
-    expect(event).toMatchObject({ tool_name: 'Bash', exit_code: 1, duration_ms: 2500, error_category: 'test_failure', session_id: 'sess-1', agent: 'claude-code' });
+    expect(event).toMatchObject({ tool_name: 'Bash', exit_code: 1, duration_ms: 2500, session_id: 'sess-1', agent: 'claude-code' });
+    // Classified at ingest (the hook compiles none of the classifier's patterns), from what the line holds.
+    expect(event!.error_category).toBeUndefined();
+    expect(classifyStored(event!)).toBe('test_failure');
     expect(event!.input_hash).toBe(inputHash({ command: 'npm test', description: 'run tests' }));
     expect(event!.input_summary).toBe('npm test');
     expect(event!.error_message).toMatch(/^Exit code 1\n FAIL/);
     expect(readFileSync(join(dir, 'logs', 'telemetry.jsonl'), 'utf8')).not.toContain(token);
   });
 
-  it.each([
+  const CASES: [Payload, number, string][] = [
     [{ error: 'Exit code 127\nbash: line 1: pytest: command not found', tool_input: { command: 'pytest -q' } }, 127, 'dependency_missing'],
     [{ error: 'Exit code 1', tool_input: { command: 'grep -rn "needle" src' } }, 1, 'benign'],
     [{ error: 'Exit code 1\nsrc/a.ts:3: needle', tool_input: { command: 'grep -rn "needle" src && false' } }, 1, 'uncategorized'],
@@ -140,11 +145,23 @@ describe('PostToolUseFailure', () => {
     [{ tool_name: 'Edit', tool_input: {}, error: 'String to replace not found in file.' }, 1, 'edit_mismatch'],
     [{ error: 'Exit code 130\n^C', is_interrupt: true }, 130, 'interrupted'],
     [{ error: undefined }, 1, 'uncategorized'],
-  ])('%j → exit %s, %s', (overrides, exitCode, category) => {
+  ];
+
+  it.each(CASES)('%j → exit %s, %s (the payload parsed with classification, as an importer does)', (overrides, exitCode, category) => {
     const hookEvent = parseClaudeCodeHook(JSON.stringify(failure(overrides)));
     expect(hookEvent.kind).toBe('post');
     if (hookEvent.kind !== 'post') return;
     expect(hookEvent.call).toMatchObject({ exitCode, category });
+  });
+
+  it.each(CASES)('%j: the hook writes exit %s, and the night reads %s from the line it wrote', async (overrides, exitCode, category) => {
+    const dir = makeDir({});
+    await hook(dir, JSON.stringify(failure(overrides)));
+    const [event] = telemetry(dir);
+    expect(event).toMatchObject({ exit_code: exitCode });
+    // Only an interruption (a payload flag, no pattern) is named by the hook itself.
+    expect(event!.error_category).toBe(category === 'interrupted' ? 'interrupted' : undefined);
+    expect(event!.error_category ?? classifyStored(event!)).toBe(category);
   });
 
   it('a subagent call is attributed to its agent_type', () => {
@@ -152,10 +169,14 @@ describe('PostToolUseFailure', () => {
     expect(hookEvent.kind === 'post' && hookEvent.call.agent).toBe('code-reviewer');
   });
 
-  it('settings error_categories apply to hook events', async () => {
-    const dir = makeDir({ 'config/sleep-cycle.yaml': 'error_categories:\n  - category: flaky_registry\n    pattern: "npm ERR! 503"\n' });
+  it('settings error_categories apply to hook events (in the night that reads them)', async () => {
+    const config = 'error_categories:\n  - category: flaky_registry\n    pattern: "npm ERR! 503"\n';
+    const dir = makeDir({ 'config/sleep-cycle.yaml': config });
     await hook(dir, JSON.stringify(failure({ error: 'Exit code 1\nnpm ERR! 503 Service Unavailable' })));
-    expect(telemetry(dir)[0]!.error_category).toBe('flaky_registry');
+    await hook(dir, JSON.stringify(failure({ error: 'Exit code 1\nnpm ERR! 503 Service Unavailable' })));
+    const night = await runCommandInProcess(dir, (deps) => runCommand({ dryRun: true, offline: true, json: true }, deps), { json: true, now: manualClock(T0 + 3600_000) });
+    const clusters = (JSON.parse(night.stdout) as { data: { clusters: { error_category: string; count: number }[] } }).data.clusters;
+    expect(clusters.map((c) => [c.error_category, c.count])).toEqual([['flaky_registry', 2]]);
   });
 });
 
