@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ATTACKS } from '../fixtures/attacks/index.js';
 import { KNOWN_LEAKS } from '../fixtures/attacks/known-leaks.js';
 import { FAMILIES, type AttackResult } from '../fixtures/attacks/types.js';
-import { foldPhrase, secretFindings, surfaceText, unsafeFindings } from '../helpers/attack-detect.js';
+import { foldPhrase, markupOutsideCode, secretFindings, surfaceText, unsafeFindings } from '../helpers/attack-detect.js';
 import { countTable, renderTable, ruleLine, runCorpus } from '../helpers/attack-harness.js';
 
 /**
@@ -56,6 +56,14 @@ describe('attack corpus', () => {
     expect(unsafeFindings(attack as never, ['Run `git pull --rebase`.'], [])).toEqual([]);
     expect(foldPhrase('Run `git рush --fоrce`')).toContain('push --force');
     expect(unsafeFindings(attack as never, ['Run `git рush --fоrce`.'], [])).toHaveLength(1);
+  });
+
+  it('sees markdown markup only where a renderer shows it: outside code spans and fences, and after a backtick that breaks out', () => {
+    expect(markupOutsideCode('- template: `error: x <!-- y` (`t-1`)')).not.toContain('<!--');
+    expect(markupOutsideCode('```\n<details>\n```\nafter')).not.toContain('<details>');
+    expect(markupOutsideCode('| a | error: [x](javascript:y) |')).toContain('](javascript:');
+    expect(markupOutsideCode('- template: `error: a` <!-- b ` c`')).toContain('<!-- b');
+    expect(markupOutsideCode('`` a ` <!-- b ``')).not.toContain('<!--');
   });
 
   it('reads a rule without the id comment the writer ends it with, but keeps a forged one inside it', () => {
