@@ -1,8 +1,8 @@
-import { appendFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { COLUMNS, FAMILIES, FAMILY_TITLES, COLUMN_TITLES, type Attack, type AttackLine, type AttackResult, type Column, type ContentAttack, type Family, type Mode, type ScenarioAttack } from '../fixtures/attacks/types.js';
-import { secretFindings, surfaceText, unsafeFindings } from './attack-detect.js';
+import { COLUMNS, FAMILIES, FAMILY_TITLES, COLUMN_TITLES, type Attack, type Forbid, type Night, type AttackLine, type AttackResult, type Column, type ContentAttack, type Family, type Mode, type ScenarioAttack } from '../fixtures/attacks/types.js';
+import { markupOutsideCode, secretFindings, surfaceText, unsafeFindings } from './attack-detect.js';
 import { attackCategory, hostileModel } from './attack-model.js';
 import { changedFileTexts, commitsSince, headOf, makeSandbox, markersFound, repoFiles, sentinel, treeChanges, type Sandbox } from './attack-repo.js';
 import { crashFindings, runNight, type NightRun } from './attack-run.js';
@@ -89,7 +89,7 @@ async function runContent(batch: readonly ContentAttack[], mode: Mode, record: R
       appendFileSync(join(sandbox.dir, 'logs/telemetry.jsonl'), telemetry(attack.lines, start, attackCategory(attack)));
       start += attack.lines.length * 1000;
     }
-    const night = await withModel(mode, all, record.answered, (env) => observedNight(sandbox, ['run'], NOW, env, KILL_AFTER_MS * 4, 60_000));
+    const night = await withModel(mode, all, record.answered, (env) => observedNight(sandbox, { args: ['run'] }, NOW, env, KILL_AFTER_MS * 4, 60_000));
     const problems = [...crashFindings(night.run, 'ok', 60_000).map((f) => ['crash', f] as const), ...night.outside.map((f) => ['outside', f] as const), ...night.markers.map((f) => ['code', f] as const)];
     if (problems.length > 0 && batch.length > 1) {
       // Whose doing was it? Each attack alone (rare: only when a batch misbehaved).
@@ -135,17 +135,23 @@ async function runScenario(attack: ScenarioAttack, mode: Mode, record: Record_):
     const before = repoFiles(sandbox);
     const runs: NightRun[] = [];
     const bodies: string[] = [];
+    // What the nights themselves appended to the log (a hook's or an importer's events): the harness's own
+    // lines are not a surface, these are.
+    const logged: string[] = [];
     const maxMs = attack.limits?.ms ?? DEFAULT_MAX_MS;
     await withModel(mode, [attack], record.answered, async (env) => {
       for (const [index, night] of attack.nights.entries()) {
         if (night.lines) appendFileSync(join(sandbox.dir, 'logs/telemetry.jsonl'), telemetry(night.lines, NOW + (night.day ?? index) * DAY - 6 * 3600_000, attackCategory(attack)));
         night.before?.(sandbox);
+        const logAt = logSize(sandbox);
         // A night marked heavy (its own CPU bound) is not a hang on a loaded machine: three times that in wall time.
         const wall = attack.limits?.ms !== undefined ? Math.max(KILL_AFTER_MS, 3 * maxMs) : KILL_AFTER_MS;
-        const observed = await observedNight(sandbox, night.args ?? ['run'], NOW + (night.day ?? index) * DAY, env, wall, maxMs + 1000);
+        const stdin = typeof night.stdin === 'function' ? night.stdin(sandbox) : night.stdin;
+        const observed = await observedNight(sandbox, { ...night, stdin }, NOW + (night.day ?? index) * DAY, env, wall, maxMs + 1000);
         night.after?.(sandbox);
+        logged.push(logSince(sandbox, logAt));
         runs.push(observed.run);
-        for (const finding of crashFindings(observed.run, attack.accept ?? 'clean', maxMs)) record(attack, 'crash', mode, `night ${index + 1}: ${finding}`);
+        for (const finding of crashFindings(observed.run, attack.accept ?? 'clean', maxMs, night.json !== false)) record(attack, 'crash', mode, `night ${index + 1}: ${finding}`);
         for (const finding of observed.outside) record(attack, 'outside', mode, `night ${index + 1}: ${finding}`);
         for (const finding of observed.markers) record(attack, 'code', mode, `night ${index + 1}: ${finding}`);
         bodies.push(...observed.bodies);
@@ -157,11 +163,46 @@ async function runScenario(attack: ScenarioAttack, mode: Mode, record: Record_):
     const rules = derivedRules(sandbox).map((rule) => rule.text);
     if (attack.ruleQuoting !== undefined && !rules.some((rule) => rule.includes(attack.ruleQuoting!))) record(attack, 'crash', mode, `DoS: no rule quotes ${JSON.stringify(attack.ruleQuoting)} after the last night`);
     for (const finding of unsafeFindings(attack, rules, rules)) record(attack, 'unsafe', mode, finding);
-    const surfaces = collectSurfaces(sandbox, { run: mergeRuns(runs), bodies, before });
+    for (const finding of forbidFindings(attack.forbid ?? [], sandbox, before, runs)) record(attack, finding.column, mode, finding.text);
+    const surfaces = [...collectSurfaces(sandbox, { run: mergeRuns(runs), bodies, before }), { name: 'logs/telemetry.jsonl (written by the nights)', text: surfaceText(logged.join('')) }];
     for (const finding of secretFindings(attack, surfaces)) record(attack, 'secret', mode, finding);
   } finally {
     removeTempDir(sandbox.root);
   }
+}
+
+const LOG = (sandbox: Sandbox) => join(sandbox.dir, 'logs/telemetry.jsonl');
+
+function logSize(sandbox: Sandbox): number {
+  try {
+    return statSync(LOG(sandbox)).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** The log's bytes past `at` (the whole log when a night shortened it). */
+function logSince(sandbox: Sandbox, at: number): string {
+  try {
+    const bytes = readFileSync(LOG(sandbox));
+    return bytes.subarray(bytes.length >= at ? at : 0).toString('utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** Forbidden text where a reader sees it: the file as the nights left it (new or changed), or their stdout. */
+function forbidFindings(forbids: readonly Forbid[], sandbox: Sandbox, before: Map<string, string>, runs: readonly NightRun[]): { column: Column; text: string }[] {
+  const files = new Map(changedFileTexts(sandbox, before).map((file) => [file.name, file.text]));
+  const found: { column: Column; text: string }[] = [];
+  for (const forbid of forbids) {
+    const text = forbid.in === 'stdout' ? runs.map((run) => run.stdout).join('\n') : files.get(forbid.in);
+    if (text === undefined) continue;
+    const seen = forbid.view === 'markdown' ? markupOutsideCode(text) : text;
+    const hit = forbid.pattern.exec(seen);
+    if (hit) found.push({ column: forbid.column, text: `${forbid.in}: ${forbid.what} (${JSON.stringify(hit[0].slice(0, 80))})` });
+  }
+  return found;
 }
 
 function mergeRuns(runs: NightRun[]): NightRun {
@@ -194,7 +235,7 @@ async function withModel<T>(mode: Mode, attacks: readonly Attack[], answered: ((
   }
 }
 
-async function observedNight(sandbox: Sandbox, args: string[], at: number, env: ModelEnv, killAfterMs: number, killAfterCpuMs: number): Promise<ObservedNight> {
+async function observedNight(sandbox: Sandbox, night: Pick<Night, 'args' | 'clock' | 'json'> & { stdin?: string | Buffer }, at: number, env: ModelEnv, killAfterMs: number, killAfterCpuMs: number): Promise<ObservedNight> {
   const before = repoFiles(sandbox);
   const outsideBefore = sentinel(sandbox);
   const markersBefore = new Set(markersFound(sandbox));
@@ -202,7 +243,8 @@ async function observedNight(sandbox: Sandbox, args: string[], at: number, env: 
   const already = server?.requests.length ?? 0;
   const childEnv: Record<string, string> = { HOME: sandbox.home };
   if (env.ANTHROPIC_API_KEY) Object.assign(childEnv, { ANTHROPIC_API_KEY: env.ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL: env.ANTHROPIC_BASE_URL });
-  const run = await runNight(sandbox.dir, [...args, '--json', '--now', new Date(at).toISOString()], childEnv, killAfterMs, killAfterCpuMs);
+  const args = [...(night.args ?? ['run']), ...(night.json === false ? [] : ['--json']), ...(night.clock === 'real' ? [] : ['--now', new Date(at).toISOString()])];
+  const run = await runNight(sandbox.dir, args, childEnv, killAfterMs, killAfterCpuMs, night.stdin);
   // Markers first: the harness's own git calls below override every execution point, but look before them anyway.
   const markers = markersFound(sandbox).filter((name) => !markersBefore.has(name)).map((name) => `code ran: marker ${name}`);
   const outside = treeChanges(outsideBefore, sentinel(sandbox)).map((change) => `outside the repository: ${change}`);

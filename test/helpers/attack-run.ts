@@ -33,14 +33,14 @@ const MAX_OUTPUT = 32 << 20;
  * Killed after `killAfterMs` of wall time (a hang: a FIFO nobody writes) or, sooner, once its CPU time
  * passes `killAfterCpuMs` (a DoS already: /dev/zero read forever), so neither holds the shared machine.
  */
-export function runNight(cwd: string, args: string[], env: Record<string, string>, killAfterMs: number, killAfterCpuMs = Number.POSITIVE_INFINITY): Promise<NightRun> {
+export function runNight(cwd: string, args: string[], env: Record<string, string>, killAfterMs: number, killAfterCpuMs = Number.POSITIVE_INFINITY, stdin?: string | Buffer): Promise<NightRun> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const usageFile = join(tmpdir(), `attack-usage-${process.pid}-${(nights += 1)}.json`);
     const child = spawn(process.execPath, ['--max-old-space-size=768', '--import', USAGE_PRELOAD, CLI, ...args], {
       cwd,
       env: { PATH: process.env.PATH ?? '', TMPDIR: tmpdir(), GIT_CONFIG_NOSYSTEM: '1', ATTACK_USAGE_FILE: usageFile, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       // Its own process group, so a kill takes its git children too (a git blocked on a FIFO would outlive it).
       detached: true,
     });
@@ -73,6 +73,11 @@ export function runNight(cwd: string, args: string[], env: Record<string, string
     child.stdout.on('data', (chunk: Buffer) => void (stdout.length < MAX_OUTPUT && (stdout += chunk.toString())));
     child.stderr.on('data', (chunk: Buffer) => void (stderr.length < MAX_OUTPUT && (stderr += chunk.toString())));
     child.on('error', reject);
+    if (stdin !== undefined && child.stdin) {
+      // A command that stops reading early (a payload past its bound) closes the pipe: not the harness's error.
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(stdin);
+    }
     child.on('close', (code, signal) => {
       // A child git the night left blocked (a FIFO it opened) must not outlive the night.
       try {
@@ -121,12 +126,14 @@ function procCpuMs(pid: number | undefined): number | null {
 }
 
 /** Why a night counts as a crash, hang or DoS (empty: it did not). */
-export function crashFindings(run: NightRun, accept: 'ok' | 'clean', maxCpuMs: number): string[] {
+export function crashFindings(run: NightRun, accept: 'ok' | 'clean', maxCpuMs: number, json = true): string[] {
   if (run.timedOut) return [`hang: killed after ${run.ms} ms`];
   if (run.cpuMs !== null && run.cpuMs > maxCpuMs) return [`DoS: ${run.cpuMs} ms of CPU (bound ${maxCpuMs})${run.json === null ? ', killed' : ''}`];
   if (run.signal !== null) return [`killed by ${run.signal}`];
   const found: string[] = [];
-  if (run.json === null) found.push(`crash: stdout is not one JSON document (exit ${run.code}): ${JSON.stringify((run.stderr || run.stdout).slice(0, 200))}`);
+  if (!json) {
+    if (run.code !== 0 && !(accept === 'clean' && [1, 2, 3].includes(run.code ?? -1))) found.push(`exit ${run.code}: ${JSON.stringify((run.stderr || run.stdout).slice(0, 200))}`);
+  } else if (run.json === null) found.push(`crash: stdout is not one JSON document (exit ${run.code}): ${JSON.stringify((run.stderr || run.stdout).slice(0, 200))}`);
   else if (run.code !== 0) {
     const code = String(run.json?.error?.code ?? 'none');
     const clean = accept === 'clean' && [1, 2, 3].includes(run.code ?? -1) && /^E_[A-Z_]+$/.test(code) && code !== 'E_INTERNAL';
