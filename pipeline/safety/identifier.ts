@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../model/sha256.js';
 import { redact } from './redact.js';
 import { looksLikeSecretPart, looksLikeSecretToken, runVendors, type Finding } from './secrets.js';
 
@@ -10,9 +10,9 @@ import { looksLikeSecretPart, looksLikeSecretToken, runVendors, type Finding } f
  * different bad names stay two placeholders.
  */
 
-export type IdentifierField = 'tool_name' | 'error_category' | 'session_id' | 'input_hash';
+export type IdentifierField = 'tool_name' | 'error_category' | 'session_id' | 'input_hash' | 'agent';
 
-const PLACEHOLDER_PREFIX: Record<IdentifierField, string> = { tool_name: 'tool', error_category: 'category', session_id: 'session', input_hash: 'input' };
+const PLACEHOLDER_PREFIX: Record<IdentifierField, string> = { tool_name: 'tool', error_category: 'category', session_id: 'session', input_hash: 'input', agent: 'agent' };
 
 /**
  * Tool names and categories: a letter, then letters, digits and `_ . : -` in words (`git_push`,
@@ -29,7 +29,7 @@ export function isPlainId(raw: string): boolean {
 }
 /** Session ids and input hashes: opaque tokens (UUIDs, hex, `s-2026-11-15-a`), at most 128 characters. */
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.:+=-]*$/;
-const MAX_LENGTH: Record<IdentifierField, number> = { tool_name: 64, error_category: 64, session_id: 128, input_hash: 128 };
+const MAX_LENGTH: Record<IdentifierField, number> = { tool_name: 64, error_category: 64, session_id: 128, input_hash: 128, agent: 64 };
 
 /**
  * Phrases that address a reader or order an action (an identifier is a name, never a sentence); word
@@ -53,7 +53,7 @@ function isPrototypeName(name: string): boolean {
 export function identifierProblem(field: IdentifierField, raw: string): string | null {
   if (raw.length === 0 || raw.length > MAX_LENGTH[field]) return 'length';
   if ((field === 'input_hash' || field === 'session_id') && PLAIN_ID.test(raw)) return null;
-  const grammar = field === 'tool_name' ? NAME : field === 'error_category' ? CATEGORY : ID;
+  const grammar = field === 'tool_name' || field === 'agent' ? NAME : field === 'error_category' ? CATEGORY : ID;
   if (!grammar.test(raw)) return 'grammar';
   if (isPrototypeName(raw)) return 'prototype';
   if (/--|(?:^|[^A-Za-z0-9])-[A-Za-z]/.test(raw)) return 'flag';
@@ -102,7 +102,8 @@ function holdsSecret(field: IdentifierField, raw: string): boolean {
 
 /** The placeholder for a refused identifier: its field and 24 bits of a hash of it (`tool-3f2a9c`). */
 export function placeholder(field: IdentifierField, raw: string): string {
-  return `${PLACEHOLDER_PREFIX[field]}-${createHash('sha256').update(raw).digest('hex').slice(0, 6)}`;
+  // sha256Hex, not node:crypto: the hook checks the identifiers it writes, and node:crypto alone costs it ~14 M instructions.
+  return `${PLACEHOLDER_PREFIX[field]}-${sha256Hex(raw).slice(0, 6)}`;
 }
 
 /** The identifier as stored: itself when it passes, else its placeholder. */
@@ -118,11 +119,11 @@ const MAX_MEMO = 10_000;
  * (per field, up to MAX_MEMO each) so a run can say how many. Maps are prototype-free.
  */
 export class IdentifierGuard {
-  private readonly memo: Record<IdentifierField, Map<string, string>> = { tool_name: new Map(), error_category: new Map(), session_id: new Map(), input_hash: new Map() };
-  private readonly replaced: Record<IdentifierField, Set<string>> = { tool_name: new Set(), error_category: new Set(), session_id: new Set(), input_hash: new Set() };
+  private readonly memo: Record<IdentifierField, Map<string, string>> = { tool_name: new Map(), error_category: new Map(), session_id: new Map(), input_hash: new Map(), agent: new Map() };
+  private readonly replaced: Record<IdentifierField, Set<string>> = { tool_name: new Set(), error_category: new Set(), session_id: new Set(), input_hash: new Set(), agent: new Set() };
 
   /** The last value checked per field: consecutive events mostly share a session and a tool. */
-  private readonly last: Record<IdentifierField, [string, string] | null> = { tool_name: null, error_category: null, session_id: null, input_hash: null };
+  private readonly last: Record<IdentifierField, [string, string] | null> = { tool_name: null, error_category: null, session_id: null, input_hash: null, agent: null };
 
   check(field: IdentifierField, raw: string): string {
     const last = this.last[field];
@@ -154,7 +155,7 @@ export class IdentifierGuard {
 
   /** The placeholders given, for a merge with another thread's guard. */
   toState(): Record<IdentifierField, string[]> {
-    return { tool_name: [...this.replaced.tool_name], error_category: [...this.replaced.error_category], session_id: [...this.replaced.session_id], input_hash: [...this.replaced.input_hash] };
+    return { tool_name: [...this.replaced.tool_name], error_category: [...this.replaced.error_category], session_id: [...this.replaced.session_id], input_hash: [...this.replaced.input_hash], agent: [...this.replaced.agent] };
   }
 
   merge(state: Record<IdentifierField, string[]>): void {

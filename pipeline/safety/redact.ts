@@ -322,9 +322,16 @@ export function redact(text: string): string {
 }
 
 function redactWhole(text: string): string {
-  const stripped = stripInvisible(text);
-  const redacted = redactStripped(stripped);
-  return OVERRIDE.test(text) ? withoutOverrideRuns(text, redacted) : redacted;
+  try {
+    const stripped = stripInvisible(text);
+    const redacted = redactStripped(stripped);
+    return OVERRIDE.test(text) ? withoutOverrideRuns(text, redacted) : redacted;
+  } catch (error) {
+    // Fail closed: a text the detectors could not read to its end (a single run of megabytes overflows a
+    // pattern's stack) may hold a secret anywhere, so none of it is kept. Only that kind of failure.
+    if (!(error instanceof RangeError)) throw error;
+    return '[REDACTED:unreadable]';
+  }
 }
 
 /**

@@ -324,8 +324,14 @@ function escapeInline(text: string): string {
   return text.replace(/[\r\n]+/g, ' ').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/**
+ * Untrusted text in a table cell, as a code span: inside one nothing renders (no link, image, mention,
+ * autolink, emphasis or HTML), whatever the text holds. Backticks become quotes (no way out of the span),
+ * pipes are escaped (GitHub splits cells before it reads spans), line breaks become spaces.
+ */
 function escapeCell(text: string): string {
-  return escapeInline(text).replace(/\|/g, '\\|').replace(/`/g, "'");
+  const inner = text.replace(/[\r\n]+/g, ' ').replace(/`/g, "'").replace(/\|/g, '\\|').trim();
+  return inner === '' ? '–' : `\`${inner}\``;
 }
 
 function escapeCode(text: string): string {

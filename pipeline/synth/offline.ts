@@ -129,17 +129,22 @@ function quoteTemplate(template: string, notes: string[]): string | null {
 const MAX_TEMPLATES_NAMED = 3;
 
 /**
- * Whether a call that worked is the failing program run another way: through a launcher that finds it
- * (`python -m pytest`, `npx vitest`, `uv run ruff`) — the one kind of "what worked instead" the offline
- * writer cites. Anything else a log says worked (another program, a subcommand, an install) may be an
- * attacker's suggestion: it stays in the report as evidence, never in a rule.
+ * Whether a call that worked is the failing program run another way: through a launcher that runs what
+ * is installed here (`python -m pytest`, `uv run ruff`, `pnpm exec vitest`) — the one kind of "what worked
+ * instead" the offline writer cites. Anything else a log says worked (another program, a subcommand, an
+ * install) may be an attacker's suggestion: it stays in the report as evidence, never in a rule. Nor does
+ * a launcher that fetches a package of that name from a registry when none is installed (npx, pnpx, bunx,
+ * bun x, uvx, pipx run, npm exec, pnpm dlx, yarn dlx): the failing program's name is the attacker's
+ * choice, so "instead: `npx <it>`" would have the agent download and run their package.
  */
 function launches(shape: string, family: string): boolean {
   const words = shape.split(' ');
-  return words.length >= 2 && words.length <= 3 && LAUNCHER.test(words[0]!) && words.at(-1) === family && (words.length === 2 || words[1] === '-m' || words[1] === 'run' || words[1] === 'exec');
+  if (words.length !== 3 || words[2] !== family) return false;
+  return LOCAL_LAUNCHER.test(`${words[0]} ${words[1]}`);
 }
 
-const LAUNCHER = /^(?:python[0-9.]*|py|npx|pnpx|bunx|uv|uvx|poetry|pipx|pdm|hatch|npm|pnpm|yarn|bun)$/;
+/** `<launcher> <how>` pairs that only run a module, a script or a binary already installed. */
+const LOCAL_LAUNCHER = /^(?:(?:python[0-9.]*|py) -m|(?:uv|poetry|pdm|hatch|npm|pnpm|yarn|bun) run|(?:pnpm|yarn) exec)$/;
 
 function templateIds(cluster: PromotedCluster): string {
   const ids = cluster.templates?.map((t) => t.id) ?? (cluster.template_id ? [cluster.template_id] : []);

@@ -1,4 +1,5 @@
 import { classifyError, splitExitCode, type CategoryPattern } from './classify.js';
+import { safeIdentifier } from '../safety/identifier.js';
 import { inputHash } from './input-hash.js';
 import { summarizeInput } from './input-summary.js';
 import type { TelemetryCall } from './logger.js';
@@ -47,14 +48,16 @@ export function parseClaudeCodeHook(text: string, categories: readonly CategoryP
 export function mapClaudeCodeHook(payload: Record<string, unknown>, categories: readonly CategoryPattern[] | null = []): ClaudeCodeHook {
   const event = payload.hook_event_name;
   if (event === 'SessionStart') {
-    return { kind: 'session', sessionId: isId(payload.session_id) ? payload.session_id : undefined, source: isId(payload.source) ? payload.source : undefined };
+    return { kind: 'session', sessionId: isId(payload.session_id) ? safeIdentifier('session_id', payload.session_id) : undefined, source: isId(payload.source) ? payload.source : undefined };
   }
   if (event !== 'PreToolUse' && event !== 'PostToolUse' && event !== 'PostToolUseFailure' && event !== 'PermissionRequest') {
     return reject(typeof event === 'string' ? `unsupported hook_event_name "${event.slice(0, 40)}"` : 'missing hook_event_name');
   }
-  const tool = payload.tool_name;
-  if (!isId(tool)) return reject(`${event} payload without a usable tool_name`);
-  const toolUseId = isId(payload.tool_use_id) ? payload.tool_use_id : undefined;
+  if (!isId(payload.tool_name)) return reject(`${event} payload without a usable tool_name`);
+  // Identifiers are written as the night would store them (a token as a tool or session name becomes
+  // its placeholder), and the call id only as a hash: nothing of a payload reaches a file unchecked.
+  const tool = safeIdentifier('tool_name', payload.tool_name);
+  const toolUseId = isId(payload.tool_use_id) ? `use-${inputHash(payload.tool_use_id)}` : undefined;
   if (event === 'PreToolUse') return { kind: 'pre', toolUseId };
   const input = payload.tool_input ?? null;
   const askKey = askKeyOf(payload.session_id, tool, input);
@@ -65,8 +68,8 @@ export function mapClaudeCodeHook(payload: Record<string, unknown>, categories: 
     tool,
     input,
     ...(summary !== undefined ? { inputSummary: summary } : {}),
-    agent: isId(payload.agent_type) ? payload.agent_type : CLAUDE_CODE_AGENT,
-    ...(isId(payload.session_id) ? { sessionId: payload.session_id } : {}),
+    agent: isId(payload.agent_type) ? safeIdentifier('agent', payload.agent_type) : CLAUDE_CODE_AGENT,
+    ...(isId(payload.session_id) ? { sessionId: safeIdentifier('session_id', payload.session_id) } : {}),
   };
   const permissionMode = typeof payload.permission_mode === 'string' ? payload.permission_mode : undefined;
   const post = { kind: 'post', toolUseId, askKey, permissionMode } as const;

@@ -102,9 +102,9 @@ describe('where evidence sits in the log', () => {
 
     const report = read(dir, 'proposed_memory_updates.md');
     expect(report).toContain('| where in the log |');
-    expect(report).toContain(`| logs/telemetry.jsonl (byte 0) |`);
-    expect(report).toContain(`| logs/telemetry.jsonl (byte ${second}) |`);
-    expect(report).toContain(`First 1: logs/telemetry.jsonl (byte ${log.length}): invalid_json`);
+    expect(report).toContain('| `logs/telemetry.jsonl (byte 0)` |');
+    expect(report).toContain(`| \`logs/telemetry.jsonl (byte ${second})\` |`);
+    expect(report).toContain(`First 1: \`logs/telemetry.jsonl (byte ${log.length})\`: invalid_json`);
     expect(report).not.toMatch(/telemetry\.jsonl:\d/);
 
     const explain = await text(dir, ['explain', id]);

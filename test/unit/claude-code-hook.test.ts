@@ -90,7 +90,9 @@ describe.skipIf(!haveData)('sleep-cycle hook claude-code on the real quantstats 
     expect(pairs.every((pair) => pair.pre !== undefined)).toBe(true);
     for (const pair of pairs) {
       await hook(dir, JSON.stringify({ ...pair.pre, tool_use_id: pair.id }), { clock });
-      expect(pending(dir).get(pair.id)).toBe(clock.now().getTime());
+      // Kept under a hash of the call id, never the id itself (a payload's fields are untrusted).
+      expect(pending(dir).get(`use-${inputHash(pair.id)}`)).toBe(clock.now().getTime());
+      expect(pending(dir).has(pair.id)).toBe(false);
       clock.advance(pair.ms);
       await hook(dir, JSON.stringify({ ...pair.post, tool_use_id: pair.id }), { clock });
     }
@@ -286,7 +288,7 @@ describe('the pending table', () => {
   it('a lock left behind by a killed hook is taken over', async () => {
     const dir = makeDir({ [`.sleep-cycle/${PENDING_FILE}.lock`]: JSON.stringify({ pid: 1, at: T0 - 10_000 }) });
     await hook(dir, JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: {}, tool_use_id: 'toolu_after_crash' }));
-    expect(pending(dir).has('toolu_after_crash')).toBe(true);
+    expect(pending(dir).has(`use-${inputHash('toolu_after_crash')}`)).toBe(true);
     expect(existsSync(join(dir, '.sleep-cycle', `${PENDING_FILE}.lock`))).toBe(false);
   });
 });
@@ -302,5 +304,29 @@ describe('examples/claude-code/settings.json', () => {
       if (event !== 'SessionStart') expect(entries).toEqual([{ matcher: '*', hooks }]);
     }
     expect(example).toEqual(JSON.parse(HOOK_SNIPPET));
+  });
+});
+
+describe('identifiers a payload carries are written as the night stores them', () => {
+  it('a token as session_id, agent_type, tool_name or tool_use_id reaches no file and no output', async () => {
+    const dir = makeDir({});
+    const token = `ghp_${'Zq7Wm2Kx9Vb4'.repeat(3)}`;
+    const random = 'kQ9xZ2vB7mW4nT8rY3pL6hJ1';
+    const base = { transcript_path: '/tmp/t.jsonl', cwd: '/tmp', tool_input: { command: 'npm test' } };
+    await hook(dir, JSON.stringify({ ...base, session_id: token, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_use_id: token }));
+    const post = await hook(dir, JSON.stringify({ ...base, session_id: token, hook_event_name: 'PostToolUseFailure', tool_name: `mcp__${random}__run`, agent_type: random, tool_use_id: token, error: 'boom' }), { json: true });
+    const files = [readFileSync(join(dir, 'logs', 'telemetry.jsonl'), 'utf8'), existsSync(join(dir, '.sleep-cycle', PENDING_FILE)) ? readFileSync(join(dir, '.sleep-cycle', PENDING_FILE), 'utf8') : ''];
+    for (const text of [...files, post.stdout]) {
+      expect(text).not.toContain(token);
+      expect(text).not.toContain(random);
+    }
+    const [event] = telemetry(dir);
+    expect(event).toMatchObject({ session_id: expect.stringMatching(/^session-[0-9a-f]{6}$/), tool_name: expect.stringMatching(/^tool-[0-9a-f]{6}$/), agent: expect.stringMatching(/^agent-[0-9a-f]{6}$/) });
+  });
+
+  it('ordinary ids are written as they are', async () => {
+    const dir = makeDir({});
+    await hook(dir, JSON.stringify({ session_id: 'a6f1c0de-1234-4abc-9def-0123456789ab', transcript_path: '/t', cwd: '/tmp', hook_event_name: 'PostToolUse', tool_name: 'mcp__github__list_prs', agent_type: 'code-reviewer', tool_use_id: 'toolu_01', tool_input: {} }));
+    expect(telemetry(dir)[0]).toMatchObject({ session_id: 'a6f1c0de-1234-4abc-9def-0123456789ab', tool_name: 'mcp__github__list_prs', agent: 'code-reviewer' });
   });
 });

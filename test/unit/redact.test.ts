@@ -372,3 +372,13 @@ describe('redact: an element keyed by a credential name holds its value', () => 
     }
   });
 });
+
+describe('a text the detectors cannot read to its end', () => {
+  it('is withheld whole (fail closed), not thrown or passed through', () => {
+    // One run of megabytes overflows a detector pattern's stack (the hook reads whatever stdin holds).
+    for (const text of ['A'.repeat(12_000_000), `token ${'Zm9v'.repeat(2_500_000)}`]) {
+      expect(redact(text)).toBe('[REDACTED:unreadable]');
+    }
+    expect(redact('a short line with nothing in it')).toBe('a short line with nothing in it');
+  });
+});
