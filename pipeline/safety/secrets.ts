@@ -437,39 +437,6 @@ function run(detector: Detector, text: string, out: Finding[]): void {
   }
 }
 
-/**
- * One test for every context detector's gate: their patterns joined as alternatives (one pattern per
- * flag set), so it passes exactly when some gate does. Most log lines pass none (8,823 of the 12,066
- * distinct lines of the bench's failures), and one scan then stands for twenty-five. Each gate is a
- * plain test (no `g`/`y`, no back-reference, whose number the join would shift); anything else fails
- * at load.
- */
-function unionOfGates(detectors: readonly Detector[]): (text: string) => boolean {
-  if (detectors.some((detector) => detector.gate === undefined)) return () => true;
-  const byFlags = new Map<string, string[]>();
-  for (const { gate } of detectors) {
-    if (!/^i?$/.test(gate!.flags) || /\\[1-9]|\\k</.test(gate!.source)) throw new Error(`internal: gate /${gate!.source}/${gate!.flags} cannot join the union`);
-    byFlags.set(gate!.flags, [...(byFlags.get(gate!.flags) ?? []), `(?:${gate!.source})`]);
-  }
-  const tests = [...byFlags].map(([flags, sources]) => new RegExp(sources.join('|'), flags));
-  return (text) => {
-    for (const test of tests) if (test.test(text)) return true;
-    return false;
-  };
-}
-
-const ANY_CONTEXT_GATE = unionOfGates(CONTEXT_DETECTORS);
-
-/** Whether some context detector's gate admits `text` (the union above; exported for its test). */
-export function anyContextGate(text: string): boolean {
-  return ANY_CONTEXT_GATE(text);
-}
-
-/** Each context detector's gate, one by one: what the union is held to. */
-export function contextGates(): readonly RegExp[] {
-  return CONTEXT_DETECTORS.flatMap((detector) => (detector.gate === undefined ? [] : [detector.gate]));
-}
-
 /** Every secret the detectors and the rule set find in `text`, as ranges (may overlap). */
 export function findSecrets(text: string, runs: TokenRuns = tokenRuns(text)): Finding[] {
   const out: Finding[] = [];
@@ -481,7 +448,7 @@ export function findSecrets(text: string, runs: TokenRuns = tokenRuns(text)): Fi
     runVendors(text, out);
     for (const detector of TOKEN_DETECTORS) run(detector, text, out);
   }
-  if (ANY_CONTEXT_GATE(text)) for (const detector of CONTEXT_DETECTORS) if (detector.gate === undefined || detector.gate.test(text)) run(detector, text, out);
+  for (const detector of CONTEXT_DETECTORS) if (detector.gate === undefined || detector.gate.test(text)) run(detector, text, out);
   // Secrets read by a format's grammar (credential files, seed phrases), whatever their alphabet.
   findFormatSecrets(text, out);
   findContextSecrets(text, out);
