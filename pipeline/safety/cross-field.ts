@@ -20,7 +20,7 @@ const MIN_VALUE = 6;
  * as a pattern. At most MAX_VALUES values an event (the longest kept).
  */
 const MAX_VALUE = 512;
-const MAX_VALUES = 64;
+export const MAX_VALUES = 64;
 /** Words that introduce a secret and may be part of a redacted run (`Bearer <token>`): never a value. */
 const KEY_WORDS = /^(?:bearer|basic|token|password|passwd|passphrase|secret|authorization|identified|apikey|api_key|api-key|private|mnemonic)$/i;
 const TEXT_FIELDS = ['input_summary', 'error_message'] as const;
@@ -119,11 +119,8 @@ function withoutEncodedCopies(text: string, copies: RegExp): string {
 /** What a decoded view reads differently: escapes, percent codes, character references, non-ASCII letters. */
 const ENCODED = /[\\%&]|[^\x00-\x7f]/;
 
-/**
- * The event with every value redacted in one of its fields removed from all of them: replaced by a
- * marker in the call and the message, and an identifier holding one replaced by its placeholder.
- */
-export function crossFieldRedact<E extends EventFields>(event: E): E {
+/** The secret values redaction finds in any field of `event` (its call, message, identifiers, agent). */
+export function eventSecretValues(event: EventFields): string[] {
   const found = new Set<string>();
   for (const field of [...TEXT_FIELDS, ...ID_FIELDS, 'agent'] as const) {
     const value = event[field];
@@ -131,28 +128,65 @@ export function crossFieldRedact<E extends EventFields>(event: E): E {
     if (typeof value !== 'string' || value === '' || isPlainId(value)) continue;
     for (const secret of secretValues(value)) found.add(secret);
   }
-  if (found.size === 0) return event;
-  // Longest first: a value that holds another is replaced whole. In any case: a copy upper-cased or
-  // capitalised by whatever echoed it (`Access denied for HUNTER2BLUE`) is the same secret.
-  const values = [...found].sort((a, b) => b.length - a.length).slice(0, MAX_VALUES);
-  const copies = new RegExp(values.map((value) => value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
-  const holds = (text: string) => {
-    copies.lastIndex = 0;
-    return copies.test(text);
-  };
+  return [...found];
+}
+
+/**
+ * One pattern for the copies of `values` (null for none), longest first, so a value that holds another
+ * is replaced whole. In any case: a copy upper-cased or capitalised by whatever echoed it (`Access
+ * denied for HUNTER2BLUE`) is the same secret. The caller bounds how many (see MAX_VALUES).
+ */
+export function copiesOf(values: Iterable<string>): RegExp | null {
+  const kept = [...new Set(values)].filter(isCarried).sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+  if (kept.length === 0) return null;
+  return new RegExp(kept.map((value) => value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
+}
+
+/** Whether a value is carried to other fields and events at all (see MIN_VALUE, MAX_VALUE). */
+export function isCarried(value: string): boolean {
+  return value.length >= MIN_VALUE && value.length <= MAX_VALUE;
+}
+
+function holds(copies: RegExp, text: string): boolean {
+  copies.lastIndex = 0;
+  return copies.test(text);
+}
+
+/** `text` with every copy `copies` matches replaced by a marker: literal, or seen only once decoded. */
+export function withoutCopies(text: string, copies: RegExp): string {
+  const source = holds(copies, text) ? text : stripInvisible(text);
+  const literal = holds(copies, source) ? source.replace(copies, '[REDACTED:secret]') : source;
+  return withoutEncodedCopies(literal, copies);
+}
+
+/**
+ * The event with every value redacted in one of its fields removed from all of them, and with the
+ * values in `known` (what its session gave away in other events: see ingest/session-secrets.ts):
+ * replaced by a marker in the call and the message, and an identifier holding one replaced by its
+ * placeholder. `found` is what this event's own fields gave.
+ */
+export function redactAcrossFields<E extends EventFields>(event: E, known: readonly string[] = NONE): { event: E; found: string[] } {
+  const found = eventSecretValues(event);
+  // The event's own values first (the longest MAX_VALUES), then its session's (bounded there).
+  const own = found.length > MAX_VALUES ? [...found].sort((a, b) => b.length - a.length).slice(0, MAX_VALUES) : found;
+  const copies = copiesOf(known.length === 0 ? own : [...own, ...known]);
+  if (copies === null) return { event, found };
   let out: E = event;
   for (const field of TEXT_FIELDS) {
     const text = event[field];
     if (typeof text !== 'string') continue;
-    const source = holds(text) ? text : stripInvisible(text);
-    const literal = holds(source) ? source.replace(copies, '[REDACTED:secret]') : source;
-    const kept = withoutEncodedCopies(literal, copies);
+    const kept = withoutCopies(text, copies);
     if (kept !== text) out = { ...out, [field]: kept };
   }
   for (const field of ID_FIELDS) {
     const id = event[field];
     // One the identifier grammar refuses anyway is left to it: it replaces and counts it (the report says how many).
-    if (typeof id === 'string' && holds(stripInvisible(id)) && identifierProblem(field, id) === null) out = { ...out, [field]: placeholder(field, id) };
+    if (typeof id === 'string' && holds(copies, stripInvisible(id)) && identifierProblem(field, id) === null) out = { ...out, [field]: placeholder(field, id) };
   }
-  return out;
+  return { event: out, found };
+}
+
+/** The event with every value redacted in one of its fields removed from all of them. */
+export function crossFieldRedact<E extends EventFields>(event: E): E {
+  return redactAcrossFields(event).event;
 }
