@@ -208,7 +208,7 @@ export class IngestFold {
     if (session === undefined || !this.recovery.wants(session)) return;
     const family = this.families.get(read.toolName, () => (isShellTool(read.toolName) ? null : toolFamily(read.toolName)));
     if (family !== null && !this.recovery.needsShape(session, family)) return this.recovery.observe({ session, family, failure: null, shape: null });
-    this.recovery.observe(this.successCall(session, read.event(), this.splitSecrets.values.of(raw)));
+    this.recovery.observe(this.successCall(session, read.event(), this.splitSecrets.values.copies(raw)));
   }
 
   /**
@@ -242,11 +242,10 @@ export class IngestFold {
 
   /**
    * A successful call as what may have worked after a failure: its family and the shape of the call. A
-   * value its session gave away earlier (`known`) is no part of the shape (`db use <that value>`).
+   * value its session gave away earlier (`copies`) is no part of the shape (`db use <that value>`).
    */
-  private successCall(session: string, event: TelemetryEvent, known: readonly string[]): Call {
-    const copies = known.length === 0 || event.input_summary === undefined ? null : copiesOf(known);
-    const call = copies === null ? event : { ...event, input_summary: withoutCopies(event.input_summary!, copies) };
+  private successCall(session: string, event: TelemetryEvent, copies: RegExp | null): Call {
+    const call = copies === null || event.input_summary === undefined ? event : { ...event, input_summary: withoutCopies(event.input_summary!, copies) };
     const { family, shape } = this.callShapes.get(`${call.tool_name}\u0000${call.input_summary ?? ''}`, () => familyAndShape(call, this.toolName));
     return { session, family, failure: null, shape };
   }

@@ -1,4 +1,4 @@
-import { isCarried, MAX_VALUES } from '../safety/cross-field.js';
+import { copiesOf, isCarried, MAX_VALUES } from '../safety/cross-field.js';
 import { fnv1a } from '../model/hash.js';
 
 /**
@@ -40,6 +40,8 @@ export interface SessionSecretsState {
  */
 export class SessionSecrets {
   private readonly bySession = new Map<string, string[]>();
+  /** Per session, the pattern of its values, compiled once until it learns another (a session fails often). */
+  private readonly patterns = new Map<string, RegExp | null>();
   private chars = 0;
   private forgot = false;
   private readonly nightValues = new Set<string>();
@@ -67,6 +69,17 @@ export class SessionSecrets {
     return this.bySession.get(keyOf(session)) ?? NONE;
   }
 
+  /** The pattern of the values `session` gave so far (see cross-field.ts copiesOf); null for none. */
+  copies(session: string | undefined): RegExp | null {
+    if (this.bySession.size === 0) return null;
+    const key = keyOf(session);
+    const values = this.bySession.get(key);
+    if (values === undefined) return null;
+    let pattern = this.patterns.get(key);
+    if (pattern === undefined) this.patterns.set(key, (pattern = copiesOf(values)));
+    return pattern;
+  }
+
   /** A range's fold: notes that it read an event of `session`. */
   noteRead(session: string | undefined): void {
     if (this.read === null || this.readOverflow) return;
@@ -88,6 +101,7 @@ export class SessionSecrets {
     const added = fresh.filter((value) => !known.includes(value));
     if (added.length === 0) return;
     this.bySession.delete(key);
+    this.patterns.delete(key);
     const kept = [...known, ...added];
     for (const value of added) {
       this.chars += value.length;
@@ -102,6 +116,7 @@ export class SessionSecrets {
   private forgetOldest(): void {
     const [oldest, values] = this.bySession.entries().next().value!;
     this.bySession.delete(oldest);
+    this.patterns.delete(oldest);
     for (const value of values) this.chars -= value.length;
     this.forgot = true;
   }
@@ -137,6 +152,7 @@ export class SessionSecrets {
 
   private learnKey(key: string, values: string[]): void {
     this.bySession.delete(key);
+    this.patterns.delete(key);
     this.bySession.set(key, [...values]);
     for (const value of values) this.chars += value.length;
     while (this.bySession.size > MAX_SESSIONS || this.chars > MAX_CHARS) this.forgetOldest();

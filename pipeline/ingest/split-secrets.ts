@@ -70,7 +70,7 @@ export class SplitSecretTracker {
     // A value redacted in one field of the event (or one line of its message), or in an earlier event
     // of its session, leaves all of them.
     this.values.noteRead(original.session_id);
-    const across = redactAcrossFields(original, this.values.of(original.session_id));
+    const across = redactAcrossFields(original, this.values.of(original.session_id), this.values.copies(original.session_id));
     this.values.learn(original.session_id, across.found);
     const event = across.event;
     const raw = event.error_message;

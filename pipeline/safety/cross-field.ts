@@ -165,11 +165,12 @@ export function withoutCopies(text: string, copies: RegExp): string {
  * replaced by a marker in the call and the message, and an identifier holding one replaced by its
  * placeholder. `found` is what this event's own fields gave.
  */
-export function redactAcrossFields<E extends EventFields>(event: E, known: readonly string[] = NONE): { event: E; found: string[] } {
+export function redactAcrossFields<E extends EventFields>(event: E, known: readonly string[] = NONE, knownCopies: RegExp | null = null): { event: E; found: string[] } {
   const found = eventSecretValues(event);
-  // The event's own values first (the longest MAX_VALUES), then its session's (bounded there).
+  // The event's own values first (the longest MAX_VALUES), then its session's (bounded there; `knownCopies`
+  // is their pattern when the caller has compiled it: most events give nothing of their own).
   const own = found.length > MAX_VALUES ? [...found].sort((a, b) => b.length - a.length).slice(0, MAX_VALUES) : found;
-  const copies = copiesOf(known.length === 0 ? own : [...own, ...known]);
+  const copies = own.length === 0 ? (knownCopies ?? copiesOf(known)) : copiesOf(known.length === 0 ? own : [...own, ...known]);
   if (copies === null) return { event, found };
   let out: E = event;
   for (const field of TEXT_FIELDS) {
