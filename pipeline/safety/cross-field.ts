@@ -12,6 +12,7 @@ import { RedactionMemo } from './redaction-memo.js';
  */
 
 const MARKER = /\[REDACTED:[a-z0-9_]+\]/g;
+const WHOLE_MARKER = /^\s*\[REDACTED:[a-z0-9_]+\]\s*$/;
 /** Shorter values are not carried over: a 5-character password is rare, and `admin` everywhere is not. */
 const MIN_VALUE = 6;
 /**
@@ -87,7 +88,8 @@ const NONE: readonly string[] = Object.freeze([]);
 function findValues(text: string): readonly string[] {
   const runs = redactedRuns(stripInvisible(text), redact(text));
   if (runs === null || runs.length === 0) return NONE;
-  const values = runs.flatMap(valuesOf);
+  // A marker the text already held (a log written by a redacting tool, an import) reads as a run: no value.
+  const values = runs.filter((run) => !WHOLE_MARKER.test(run)).flatMap(valuesOf);
   return values.length === 0 ? NONE : values;
 }
 

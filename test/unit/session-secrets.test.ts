@@ -229,3 +229,12 @@ describe('a night folded in two parts, with secrets given away', () => {
     expect(JSON.stringify(outcome(main)).toLowerCase()).not.toContain(pw);
   });
 });
+
+describe('a marker the log already holds', () => {
+  it('is no value of the session (an imported transcript was redacted once already)', () => {
+    const tracker = new SplitSecretTracker();
+    tracker.follow(failure('m', { error_message: 'error: author1 = [REDACTED:high_entropy](name=1)' }));
+    expect(tracker.values.of('m')).toEqual([]);
+    expect(tracker.follow(failure('m', { error_message: 'error: see [REDACTED:high_entropy] above' })).error_message).toBe('error: see [REDACTED:high_entropy] above');
+  });
+});
