@@ -1,7 +1,10 @@
-import { eventSecretValues, redactAcrossFields, secretValues } from '../safety/cross-field.js';
+import { eventSecretValues, mayGiveValueAway, redactAcrossFields, secretValues } from '../safety/cross-field.js';
+import { BoundedMemo } from './bounded-memo.js';
 import { endsWithSecret, redactContinuation, splitAcrossFields } from '../safety/split-secret.js';
 import type { ReadEvent, TelemetryEvent } from '../telemetry/event.js';
 import { SessionSecrets, type SessionSecretsState } from './session-secrets.js';
+
+const NONE: readonly string[] = Object.freeze([]);
 
 /** Sessions remembered at once (a flood of sessions makes a fold forget them; it never grows). */
 const MAX_SESSIONS = 10_000;
@@ -35,6 +38,8 @@ export class SplitSecretTracker {
   private overflow = false;
   /** The values each session gave away so far: removed from its later events. */
   readonly values: SessionSecrets;
+  /** A successful call's command line → the values it gives away (most: none). */
+  private readonly callValues = new BoundedMemo<readonly string[]>(8_192, 512);
 
   /** `range`: the tracker of a range's fold (a worker's), which notes the sessions it reads. */
   constructor(range = false) {
@@ -55,7 +60,8 @@ export class SplitSecretTracker {
   observeCall(call: Pick<ReadEvent, 'sessionId' | 'inputSummary'>): void {
     const summary = call.inputSummary();
     if (summary === undefined || summary === '') return;
-    const found = secretValues(summary);
+    // Commands repeat: each distinct one is judged once (summaries are at most 200 characters by contract).
+    const found = this.callValues.get(summary, () => (mayGiveValueAway(summary) ? secretValues(summary) : NONE));
     if (found.length > 0) this.values.learn(call.sessionId(), found);
   }
 

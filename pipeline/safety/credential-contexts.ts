@@ -211,6 +211,11 @@ export function runContext(detector: ContextDetector, text: string, out: Context
 /** The name/value pairs as a detector with needs, for the same test. */
 export const PAIR_DETECTOR = { needs: PAIR_NEEDS, run: runPairs } as const;
 
+/** Whether some detector here may find a secret in `text` (what it declares it needs). */
+export function contextMayMatch(text: string): boolean {
+  return ADMITS_ANY(text);
+}
+
 /** Every credential-context secret in `text`; a detector runs only on a text that holds what it needs. */
 export function findContextSecrets(text: string, out: ContextFinding[]): void {
   if (!ADMITS_ANY(text)) return;

@@ -1,6 +1,7 @@
 import { identifierProblem, isPlainId, placeholder, type IdentifierField } from './identifier.js';
 import { decodedViews, sourceRange, stripInvisible } from './normalise.js';
-import { redact } from './redact.js';
+import { redact, shapesMayMatch } from './redact.js';
+import { credentialContextMayMatch } from './secrets.js';
 import { RedactionMemo } from './redaction-memo.js';
 
 /**
@@ -70,6 +71,17 @@ function valuesOf(run: string): string[] {
   const lastWord = (words.at(-1) ?? '').replace(/^["'`]+|["'`]+$/g, '');
   const unflagged = lastWord.replace(/^-[A-Za-z]/, '').replace(/^["'`]+/, '');
   return [trimmed, lastWord, unflagged].filter((value) => value.length >= MIN_VALUE && value.length <= MAX_VALUE && !KEY_WORDS.test(value) && !value.includes('[REDACTED:'));
+}
+
+/**
+ * Whether `text` may give a value away by its context (a credential word, a flag, a program that takes a
+ * password, a URL's `user:pass@`, a credential file's line): the gates of those detectors and of the
+ * regex shapes, tested without redacting. A successful call's command line is read for values only
+ * then (most are `sed -n …`, `pytest -q`, paths): redacting every distinct one cost 25 to 45 µs each,
+ * several times a line's whole ingest.
+ */
+export function mayGiveValueAway(text: string): boolean {
+  return shapesMayMatch(text) || credentialContextMayMatch(text);
 }
 
 /** The secret values redaction finds in `text`. */

@@ -238,3 +238,25 @@ describe('a marker the log already holds', () => {
     expect(tracker.follow(failure('m', { error_message: 'error: see [REDACTED:high_entropy] above' })).error_message).toBe('error: see [REDACTED:high_entropy] above');
   });
 });
+
+describe('which successful calls are read for values', () => {
+  it('every call a context detector\'s gate admits passes the cheaper literal test (seeded)', async () => {
+    const { CONTEXT_GATES, credentialContextMayMatch } = await import('../../pipeline/safety/secrets.js');
+    const pieces = ['mysql', 'MariaDB', 'sshpass', 'docker', ' login', 'mongosh', 'redis-cli', 'sqlcmd', 'bcp', 'unzip', '7z', 'unrar', 'ldapsearch', 'mosquitto_pub', '-p', '-P', '-u', '-w', '--', 'Cookie', 'set-cookie', '@', 'user', 'creds', 'AUTH', 'PASS', 'pwd', 'pin', 'SALT', '<', 'value', ' = ', 'key', 'name=', 'x', ' ', ':', 'q', '--db-', 'requirepass', 'masterauth', 'Token', 'SECRET'];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 8 }), (parts) => {
+        const text = parts.join('');
+        return !CONTEXT_GATES.some((gate) => gate.test(text)) || credentialContextMayMatch(text);
+      }),
+      { seed: 20_261_128, numRuns: 5_000 },
+    );
+  });
+
+  it('a call with a credential flag is read; a plain command is not redacted at all', async () => {
+    const { mayGiveValueAway } = await import('../../pipeline/safety/cross-field.js');
+    expect(mayGiveValueAway('db login --password bakotimu')).toBe(true);
+    expect(mayGiveValueAway('mysql -uroot -pbakotimu')).toBe(true);
+    expect(mayGiveValueAway("sed -n '435,470p' django/db/models/sql/query.py")).toBe(false);
+    expect(mayGiveValueAway('python3 reproduce_issue.py')).toBe(false);
+  });
+});
