@@ -287,6 +287,18 @@ export class ClusterBuilder {
     });
   }
 
+  /**
+   * Every text kept so far with `edit` applied: the error lines, the evidence events (message and call)
+   * and the signatures. For a secret learnt after they were kept (see session-secrets.ts).
+   */
+  scrub(edit: (text: string) => string): void {
+    for (const acc of this.clusters.values()) {
+      if (acc.line !== null) acc.line = edit(acc.line);
+      acc.samples = acc.samples.map((sample) => ({ ...sample, event: scrubEvent(sample.event, edit) }));
+      acc.signatures.rekey(edit);
+    }
+  }
+
   /** The clusters, sorted by id, with every stored message redacted. */
   finish(): Cluster[] {
     for (const acc of this.clusters.values()) if (acc.days.size > this.daysKept) keepNewestDays(acc.days, this.daysKept);
@@ -318,6 +330,17 @@ export class ClusterBuilder {
     samples[samples.length - 1] = { priority, event, ref, ts };
     samples.sort((a, b) => a.priority - b.priority);
   }
+}
+
+function scrubEvent(event: TelemetryEvent, edit: (text: string) => string): TelemetryEvent {
+  let out = event;
+  for (const field of ['error_message', 'input_summary'] as const) {
+    const text = event[field];
+    if (typeof text !== 'string') continue;
+    const kept = edit(text);
+    if (kept !== text) out = { ...out, [field]: kept };
+  }
+  return out;
 }
 
 /** What the builder remembers of a failure message (see ClusterBuilder.add). */

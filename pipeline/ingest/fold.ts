@@ -6,12 +6,14 @@ import { classifyStored, compileCategoryPatterns, type CategoryPattern, type Cat
 import { UsageCounter } from '../telemetry/usage.js';
 import { ClusterBuilder, toolNameCleaner, type ClusterLimits } from './cluster.js';
 import { isFailure, SlowDetector } from './filter.js';
-import { callShape, RecoveryTracker, type Call } from './recovery.js';
+import { callShape, mergeFollowUps, RecoveryTracker, type Call } from './recovery.js';
+import type { FollowUp } from '../model/cluster.js';
 import { BoundedMemo } from './bounded-memo.js';
 import { isShellTool, toolFamily } from '../telemetry/tool-family.js';
 import { IdentifierGuard, type IdentifierField } from '../safety/identifier.js';
 import { RuleEffectTally, type RuleEffectInput } from './rule-effect.js';
 import { redact } from '../safety/redact.js';
+import { copiesOf, withoutCopies } from '../safety/cross-field.js';
 import { SplitSecretTracker } from './split-secrets.js';
 
 export interface LineCounts {
@@ -107,7 +109,7 @@ export class IngestFold {
   readonly effect: RuleEffectTally | null;
   private readonly scanner = new EventScanner();
   /** Sessions whose last failure ended with a secret: their next failure may hold the rest of it. */
-  readonly splitSecrets = new SplitSecretTracker();
+  readonly splitSecrets: SplitSecretTracker;
   /** The line JSON.parse read, as the scanner presents its own (one object, set to each line). */
   private readonly parsed = new ParsedEvent();
   private readonly scanAfterLines: number;
@@ -124,6 +126,8 @@ export class IngestFold {
     this.scanAfterLines = options.scanAfterLines ?? SCAN_AFTER_LINES;
     this.extraCategories = compileCategoryPatterns(settings.error_categories ?? []);
     this.recovery = new RecoveryTracker(options.deferUnsettled === true);
+    // A deferred fold is a range's (the end of a file): it notes the sessions it reads, for the merge.
+    this.splitSecrets = new SplitSecretTracker(options.deferUnsettled === true);
     this.effect = options.effect && Object.keys(options.effect.rules).length > 0 ? new RuleEffectTally(options.effect) : null;
     // Days beyond the window only count toward `count`; a margin keeps every day the gate may read.
     const limits = { sampleSize: settings.sample_size, maxClusters: settings.max_clusters, daysKept: Math.ceil(settings.window_days) + 32 };
@@ -183,14 +187,17 @@ export class IngestFold {
     }
     this.usage.addCall(read.toolName);
     const family = this.countFamily(read);
+    if (this.splitSecrets.notesReads) this.splitSecrets.noteRead(read.sessionId());
     if (this.effect !== null && this.effect.active) this.followEffect(read, family);
     if (read.exitCode === 0) {
+      // A call that gives a secret away (`login --password x`): a bare copy in its session's later events goes too.
+      this.splitSecrets.observeCall(read);
       // Most successes follow no failure: their session is not even read.
       if (!this.recovery.idle) this.followUp(read);
       return this.detector.observeSuccess(read.toolName, read.durationMs, segment.file, offset, read);
     }
     const raw = this.categorised(read.event());
-    if (!isFailure(raw)) return;
+    if (!isFailure(raw)) return this.splitSecrets.observeEvent(raw);
     const event = this.splitSecrets.follow(raw);
     const cluster = this.builder.add('failure', event, ts, { file: segment.file, offset });
     const session = event.session_id === undefined ? undefined : this.ids.check('session_id', event.session_id);
@@ -208,7 +215,7 @@ export class IngestFold {
     if (session === undefined || !this.recovery.wants(session)) return;
     const family = this.families.get(read.toolName, () => (isShellTool(read.toolName) ? null : toolFamily(read.toolName)));
     if (family !== null && !this.recovery.needsShape(session, family)) return this.recovery.observe({ session, family, failure: null, shape: null });
-    this.recovery.observe(this.successCall(session, read.event()));
+    this.recovery.observe(this.successCall(session, read.event(), this.splitSecrets.values.copies(raw)));
   }
 
   /**
@@ -252,10 +259,32 @@ export class IngestFold {
     if (ts > this.to) this.to = ts;
   }
 
-  /** A successful call as what may have worked after a failure: its family and the shape of the call. */
-  private successCall(session: string, event: TelemetryEvent): Call {
-    const { family, shape } = this.callShapes.get(`${event.tool_name}\u0000${event.input_summary ?? ''}`, () => familyAndShape(event, this.toolName));
+  /**
+   * A successful call as what may have worked after a failure: its family and the shape of the call. A
+   * value its session gave away earlier (`copies`) is no part of the shape (`db use <that value>`).
+   */
+  private successCall(session: string, event: TelemetryEvent, copies: RegExp | null): Call {
+    const call = copies === null || event.input_summary === undefined ? event : { ...event, input_summary: withoutCopies(event.input_summary!, copies) };
+    const { family, shape } = this.callShapes.get(`${call.tool_name}\u0000${call.input_summary ?? ''}`, () => familyAndShape(call, this.toolName));
     return { session, family, failure: null, shape };
+  }
+
+  /**
+   * Removes, from what the fold kept, the secrets a session gave away only after (a bare copy in an
+   * earlier event's error line, evidence, signature or call shape; see session-secrets.ts), once the
+   * last line is folded. Returns what worked after each failure cluster, scrubbed the same way.
+   */
+  settleSecrets(): Map<string, FollowUp[]> {
+    const followUps = this.recovery.result();
+    const copies = copiesOf(this.splitSecrets.values.night());
+    if (copies === null) return followUps;
+    const edit = (text: string) => withoutCopies(text, copies);
+    this.builder.scrub(edit);
+    for (const [key, ups] of followUps) {
+      const kept = ups.map((up) => ({ ...up, shape: shapeBefore(up.shape, edit) })).filter((up): up is FollowUp => up.shape !== null);
+      followUps.set(key, mergeFollowUps([kept], kept.length));
+    }
+    return followUps;
   }
 
   /** Earliest and latest valid event (epoch ms), over everything folded; null when there was none. */
@@ -305,6 +334,17 @@ function commandProgram(summary: string): string | null {
 }
 
 const ANY_SHELL = 'run_shell_command';
+
+/** A call shape's words up to the first one `edit` changes (a secret), or null when that is the first. */
+function shapeBefore(shape: string, edit: (text: string) => string): string | null {
+  const edited = edit(shape);
+  if (edited === shape) return shape;
+  let same = 0;
+  while (same < shape.length && shape[same] === edited[same]) same += 1;
+  // The whole words before the first changed character (a shape's words are separated by one blank).
+  const kept = shape.slice(0, same).split(' ').slice(0, -1).join(' ');
+  return kept === '' ? null : kept;
+}
 
 /**
  * The family and shape of a successful call (see IngestFold.successCall). The shape is stored and cited:

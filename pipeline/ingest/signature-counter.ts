@@ -77,6 +77,16 @@ export class SignatureCounter {
     }
   }
 
+  /** Each key with `edit` applied (keys that become one are counted as one, in first-seen order). */
+  rekey(edit: (key: string) => string): void {
+    const counts = [...this.byText];
+    this.byText.clear();
+    for (const [key, n] of counts) {
+      const kept = edit(key);
+      this.byText.set(kept, (this.byText.get(kept) ?? 0) + n);
+    }
+  }
+
   toState(): SignatureState {
     return { byText: [...this.byText], byHash: [...(this.byHash ?? [])], dropped: this.dropped };
   }

@@ -1,6 +1,10 @@
-import { crossFieldRedact } from '../safety/cross-field.js';
+import { eventSecretValues, mayGiveValueAway, redactAcrossFields, secretValues } from '../safety/cross-field.js';
+import { BoundedMemo } from './bounded-memo.js';
 import { endsWithSecret, redactContinuation, splitAcrossFields } from '../safety/split-secret.js';
-import type { TelemetryEvent } from '../telemetry/event.js';
+import type { ReadEvent, TelemetryEvent } from '../telemetry/event.js';
+import { SessionSecrets, type SessionSecretsState } from './session-secrets.js';
+
+const NONE: readonly string[] = Object.freeze([]);
 
 /** Sessions remembered at once (a flood of sessions makes a fold forget them; it never grows). */
 const MAX_SESSIONS = 10_000;
@@ -13,6 +17,8 @@ export interface SplitSecretState {
   sensitive: string[];
   /** The range met more sessions than it remembers: which first failures were sensitive is unknown. */
   overflow: boolean;
+  /** The values its sessions gave away (see SessionSecrets). */
+  values: SessionSecretsState;
 }
 
 /**
@@ -30,11 +36,49 @@ export class SplitSecretTracker {
   private readonly seen = new Set<string>();
   private readonly sensitive = new Set<string>();
   private overflow = false;
+  /** The values each session gave away so far: removed from its later events. */
+  readonly values: SessionSecrets;
+  /** A successful call's command line → the values it gives away (most: none). */
+  private readonly callValues = new BoundedMemo<readonly string[]>(8_192, 512);
+
+  /** `range`: the tracker of a range's fold (a worker's), which notes the sessions it reads. */
+  constructor(range = false) {
+    this.values = new SessionSecrets(range);
+  }
+
+  /** Whether the fold must note every event's session (noteRead): a range's fold does. */
+  get notesReads(): boolean {
+    return this.values.notesReads;
+  }
+
+  /** The session of an event the fold read (a range's fold only: see SessionSecrets.canAbsorb). */
+  noteRead(session: string | undefined): void {
+    this.values.noteRead(session);
+  }
+
+  /** A successful call's command line: a value it gives away (`login --password x`) is its session's. */
+  observeCall(call: Pick<ReadEvent, 'sessionId' | 'inputSummary'>): void {
+    const summary = call.inputSummary();
+    if (summary === undefined || summary === '') return;
+    // Commands repeat: each distinct one is judged once (summaries are at most 200 characters by contract).
+    const found = this.callValues.get(summary, () => (mayGiveValueAway(summary) ? secretValues(summary) : NONE));
+    if (found.length > 0) this.values.learn(call.sessionId(), found);
+  }
+
+  /** An event that is not kept as a failure (a benign exit): what its fields give away is still its session's. */
+  observeEvent(event: TelemetryEvent): void {
+    const found = eventSecretValues(event);
+    if (found.length > 0) this.values.learn(event.session_id, found);
+  }
 
   /** The failure as it is kept: the rest of a secret its session's last failure ended with, redacted. */
   follow(original: TelemetryEvent): TelemetryEvent {
-    // A value redacted in one field of the event (or one line of its message) leaves all of them.
-    const event = crossFieldRedact(original);
+    // A value redacted in one field of the event (or one line of its message), or in an earlier event
+    // of its session, leaves all of them.
+    this.values.noteRead(original.session_id);
+    const across = redactAcrossFields(original, this.values.of(original.session_id), this.values.copies(original.session_id));
+    this.values.learn(original.session_id, across.found);
+    const event = across.event;
     const raw = event.error_message;
     if (typeof raw !== 'string') return event;
     // The event's own two texts first: a secret split between the call and its error.
@@ -63,11 +107,12 @@ export class SplitSecretTracker {
   }
 
   toState(): SplitSecretState {
-    return { cut: [...this.cut], sensitive: [...this.sensitive], overflow: this.overflow };
+    return { cut: [...this.cut], sensitive: [...this.sensitive], overflow: this.overflow, values: this.values.toState() };
   }
 
   /** Whether the range that follows reads the same as if this fold had read it. */
   canAbsorb(range: SplitSecretState): boolean {
+    if (!this.values.canAbsorb(range.values)) return false;
     if (this.cut.size === 0) return true;
     return !range.overflow && !range.sensitive.some((session) => this.cut.has(session));
   }
@@ -75,5 +120,6 @@ export class SplitSecretTracker {
   /** Takes over the range's cut sessions (a range is the end of a file: in practice nothing follows it). */
   absorb(range: SplitSecretState): void {
     for (const session of range.cut) if (this.cut.size < MAX_SESSIONS) this.cut.add(session);
+    this.values.absorb(range.values);
   }
 }

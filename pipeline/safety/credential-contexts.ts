@@ -142,7 +142,53 @@ function runPairs(text: string, out: ContextFinding[]): void {
   }
 }
 
-export const CONTEXT_DETECTORS: readonly ContextDetector[] = [SQL_IDENTIFIED, SQL_PASSWORD, SECURE_STRING, PROMPT];
+/**
+ * Words after a credential word that make a blank-separated key one about the credential, beyond
+ * ABOUT_WORDS (`authMethod password`, `tokenStore vault`, `secretKeyRef db`): a key=value line would say
+ * the same, but without the `=` only the key tells a setting from a sentence.
+ */
+const BLANK_ABOUT_WORDS = new Set(['method', 'methods', 'mode', 'provider', 'providers', 'scheme', 'store', 'manager', 'helper', 'source', 'ref', 'refs', 'reference', 'plugin', 'strategy', 'header', 'field', 'fields', 'prefix', 'suffix', 'attempts', 'retries', 'timeout', 'age', 'version', 'algorithm', 'algo', 'hash', 'cache', 'backend', 'service', 'server', 'command', 'cmd', 'var', 'variable', 'dir', 'directory', 'location', 'status', 'state', 'error', 'errors', 'check', 'changed', 'reset', 'rotation']);
+
+/**
+ * A key that names a credential as a setting does, never as a sentence's word: two words or more
+ * (`mavenPassword`, `db.password`, `DB_PASSWORD`, `client-secret`), one a credential word, none after it
+ * about it. A lone `password` or `Token` is the subject of prose ("password reset link sent").
+ */
+function settingKey(key: string): boolean {
+  const words = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  if (words.length < 2 || !namesCredential(key)) return false;
+  const at = words.findIndex((word, i) => CREDENTIAL_WORDS.has(word) || (word === 'key' && KEY_QUALIFIERS.has(words[i - 1] ?? '')));
+  return !words.slice(at + 1).some((word) => BLANK_ABOUT_WORDS.has(word) || ABOUT_WORDS.has(word));
+}
+
+/** A value of a blank-separated pair: not prose, not a credential word, not a path, a number of a few digits or a placeholder. */
+function blankPairValue(value: string): boolean {
+  if (!bareValue(value) || namesCredential(value)) return false;
+  if (/^(?:[~.]{0,2}\/|[a-z][\w+.-]*:\/\/)/i.test(value) || /^[\w./-]+\.(?:properties|ya?ml|json|xml|conf|cfg|ini|env|toml|java|kt|js|ts|py|rb|go)(?::\d+)*$/i.test(value)) return false;
+  return !/^\d{1,5}$/.test(value) && !/^(?:true|false|yes|no|on|off|null|nil|none|undefined|default|changeme|\.\.\.|\?+)$/i.test(value);
+}
+
+/**
+ * A properties, INI or environment line that separates its key from its value by blanks (Java
+ * `.properties` allow a blank as well as `=` or `:`; csh's `setenv KEY value`; a Dockerfile's legacy
+ * `ENV KEY value`): `mavenPassword v`. Read as a line, not as a sentence: the pair starts a line (after
+ * its indentation), follows the `: ` of a log prefix (`gradle.properties: line 4: mavenPassword v`), a
+ * quote, or `setenv`/`ENV`; the key is a setting's (settingKey); the value is one token that ends the
+ * line (or its quote), and not prose ("userPassword must be …", "apiToken expired").
+ */
+export const BLANK_PAIR: ContextDetector = {
+  kind: 'password',
+  pattern: new RegExp(
+    String.raw`(?:^|(?<=[\n:'"])|(?<=(?:^|[\s:])(?:setenv|ENV|set[ \t]+-[gxU]{1,3}))[ \t])[ \t]*([A-Za-z_][\w.-]{0,100}[A-Za-z0-9])[ \t]+(?:(['"])([^'"\n]{1,200})\2|([^\s'"]{1,200}))(?=[ \t]*(?:\r?\n|$|['"]))`,
+    'dg',
+  ),
+  groups: [3, 4],
+  needs: [anyIgnoringCase('pass', 'pwd', 'secret', 'token', 'auth', 'cookie', 'credential', 'key')],
+  // A quoted value is one whatever its words (`db.password "correct horse"`); a bare one must not read as prose.
+  accept: (value, m) => settingKey(m[1]!) && (m[3] !== undefined ? !notAValue(value) : blankPairValue(value)),
+};
+
+export const CONTEXT_DETECTORS: readonly ContextDetector[] = [SQL_IDENTIFIED, SQL_PASSWORD, SECURE_STRING, PROMPT, BLANK_PAIR];
 const ADMITS: readonly Admits[] = CONTEXT_DETECTORS.map((detector) => compileNeeds(detector.needs));
 const ADMITS_PAIRS = compileNeeds(PAIR_NEEDS);
 /** One scan for the group (most texts hold none of the words): then each detector's own needs. */
@@ -164,6 +210,11 @@ export function runContext(detector: ContextDetector, text: string, out: Context
 
 /** The name/value pairs as a detector with needs, for the same test. */
 export const PAIR_DETECTOR = { needs: PAIR_NEEDS, run: runPairs } as const;
+
+/** Whether some detector here may find a secret in `text` (what it declares it needs). */
+export function contextMayMatch(text: string): boolean {
+  return ADMITS_ANY(text);
+}
 
 /** Every credential-context secret in `text`; a detector runs only on a text that holds what it needs. */
 export function findContextSecrets(text: string, out: ContextFinding[]): void {

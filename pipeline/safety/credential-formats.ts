@@ -114,6 +114,11 @@ export function runFormat(detector: FormatDetector, text: string, out: FormatFin
 }
 
 /** Every credential-file secret in `text`; a detector runs only on a text that holds what it needs. */
+/** Whether some file format's detector may find a secret in `text` (its declared needs). */
+export function formatMayMatch(text: string): boolean {
+  return ADMITS.some((admits) => admits(text));
+}
+
 export function findFormatSecrets(text: string, out: FormatFinding[]): void {
   for (let i = 0; i < FORMAT_DETECTORS.length; i += 1) if (ADMITS[i]!(text)) runFormat(FORMAT_DETECTORS[i]!, text, out);
 }

@@ -1,6 +1,7 @@
 import { identifierProblem, isPlainId, placeholder, type IdentifierField } from './identifier.js';
 import { decodedViews, sourceRange, stripInvisible } from './normalise.js';
-import { redact } from './redact.js';
+import { redact, shapesMayMatch } from './redact.js';
+import { credentialContextMayMatch } from './secrets.js';
 import { RedactionMemo } from './redaction-memo.js';
 
 /**
@@ -12,6 +13,7 @@ import { RedactionMemo } from './redaction-memo.js';
  */
 
 const MARKER = /\[REDACTED:[a-z0-9_]+\]/g;
+const WHOLE_MARKER = /^\s*\[REDACTED:[a-z0-9_]+\]\s*$/;
 /** Shorter values are not carried over: a 5-character password is rare, and `admin` everywhere is not. */
 const MIN_VALUE = 6;
 /**
@@ -20,7 +22,7 @@ const MIN_VALUE = 6;
  * as a pattern. At most MAX_VALUES values an event (the longest kept).
  */
 const MAX_VALUE = 512;
-const MAX_VALUES = 64;
+export const MAX_VALUES = 64;
 /** Words that introduce a secret and may be part of a redacted run (`Bearer <token>`): never a value. */
 const KEY_WORDS = /^(?:bearer|basic|token|password|passwd|passphrase|secret|authorization|identified|apikey|api_key|api-key|private|mnemonic)$/i;
 const TEXT_FIELDS = ['input_summary', 'error_message'] as const;
@@ -71,6 +73,17 @@ function valuesOf(run: string): string[] {
   return [trimmed, lastWord, unflagged].filter((value) => value.length >= MIN_VALUE && value.length <= MAX_VALUE && !KEY_WORDS.test(value) && !value.includes('[REDACTED:'));
 }
 
+/**
+ * Whether `text` may give a value away by its context (a credential word, a flag, a program that takes a
+ * password, a URL's `user:pass@`, a credential file's line): the gates of those detectors and of the
+ * regex shapes, tested without redacting. A successful call's command line is read for values only
+ * then (most are `sed -n …`, `pytest -q`, paths): redacting every distinct one cost 25 to 45 µs each,
+ * several times a line's whole ingest.
+ */
+export function mayGiveValueAway(text: string): boolean {
+  return shapesMayMatch(text) || credentialContextMayMatch(text);
+}
+
 /** The secret values redaction finds in `text`. */
 export function secretValues(text: string): readonly string[] {
   return VALUES.get(text, findValues);
@@ -87,7 +100,8 @@ const NONE: readonly string[] = Object.freeze([]);
 function findValues(text: string): readonly string[] {
   const runs = redactedRuns(stripInvisible(text), redact(text));
   if (runs === null || runs.length === 0) return NONE;
-  const values = runs.flatMap(valuesOf);
+  // A marker the text already held (a log written by a redacting tool, an import) reads as a run: no value.
+  const values = runs.filter((run) => !WHOLE_MARKER.test(run)).flatMap(valuesOf);
   return values.length === 0 ? NONE : values;
 }
 
@@ -119,11 +133,8 @@ function withoutEncodedCopies(text: string, copies: RegExp): string {
 /** What a decoded view reads differently: escapes, percent codes, character references, non-ASCII letters. */
 const ENCODED = /[\\%&]|[^\x00-\x7f]/;
 
-/**
- * The event with every value redacted in one of its fields removed from all of them: replaced by a
- * marker in the call and the message, and an identifier holding one replaced by its placeholder.
- */
-export function crossFieldRedact<E extends EventFields>(event: E): E {
+/** The secret values redaction finds in any field of `event` (its call, message, identifiers, agent). */
+export function eventSecretValues(event: EventFields): string[] {
   const found = new Set<string>();
   for (const field of [...TEXT_FIELDS, ...ID_FIELDS, 'agent'] as const) {
     const value = event[field];
@@ -131,28 +142,66 @@ export function crossFieldRedact<E extends EventFields>(event: E): E {
     if (typeof value !== 'string' || value === '' || isPlainId(value)) continue;
     for (const secret of secretValues(value)) found.add(secret);
   }
-  if (found.size === 0) return event;
-  // Longest first: a value that holds another is replaced whole. In any case: a copy upper-cased or
-  // capitalised by whatever echoed it (`Access denied for HUNTER2BLUE`) is the same secret.
-  const values = [...found].sort((a, b) => b.length - a.length).slice(0, MAX_VALUES);
-  const copies = new RegExp(values.map((value) => value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
-  const holds = (text: string) => {
-    copies.lastIndex = 0;
-    return copies.test(text);
-  };
+  return [...found];
+}
+
+/**
+ * One pattern for the copies of `values` (null for none), longest first, so a value that holds another
+ * is replaced whole. In any case: a copy upper-cased or capitalised by whatever echoed it (`Access
+ * denied for HUNTER2BLUE`) is the same secret. The caller bounds how many (see MAX_VALUES).
+ */
+export function copiesOf(values: Iterable<string>): RegExp | null {
+  const kept = [...new Set(values)].filter(isCarried).sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+  if (kept.length === 0) return null;
+  return new RegExp(kept.map((value) => value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
+}
+
+/** Whether a value is carried to other fields and events at all (see MIN_VALUE, MAX_VALUE). */
+export function isCarried(value: string): boolean {
+  return value.length >= MIN_VALUE && value.length <= MAX_VALUE;
+}
+
+function holds(copies: RegExp, text: string): boolean {
+  copies.lastIndex = 0;
+  return copies.test(text);
+}
+
+/** `text` with every copy `copies` matches replaced by a marker: literal, or seen only once decoded. */
+export function withoutCopies(text: string, copies: RegExp): string {
+  const source = holds(copies, text) ? text : stripInvisible(text);
+  const literal = holds(copies, source) ? source.replace(copies, '[REDACTED:secret]') : source;
+  return withoutEncodedCopies(literal, copies);
+}
+
+/**
+ * The event with every value redacted in one of its fields removed from all of them, and with the
+ * values in `known` (what its session gave away in other events: see ingest/session-secrets.ts):
+ * replaced by a marker in the call and the message, and an identifier holding one replaced by its
+ * placeholder. `found` is what this event's own fields gave.
+ */
+export function redactAcrossFields<E extends EventFields>(event: E, known: readonly string[] = NONE, knownCopies: RegExp | null = null): { event: E; found: string[] } {
+  const found = eventSecretValues(event);
+  // The event's own values first (the longest MAX_VALUES), then its session's (bounded there; `knownCopies`
+  // is their pattern when the caller has compiled it: most events give nothing of their own).
+  const own = found.length > MAX_VALUES ? [...found].sort((a, b) => b.length - a.length).slice(0, MAX_VALUES) : found;
+  const copies = own.length === 0 ? (knownCopies ?? copiesOf(known)) : copiesOf(known.length === 0 ? own : [...own, ...known]);
+  if (copies === null) return { event, found };
   let out: E = event;
   for (const field of TEXT_FIELDS) {
     const text = event[field];
     if (typeof text !== 'string') continue;
-    const source = holds(text) ? text : stripInvisible(text);
-    const literal = holds(source) ? source.replace(copies, '[REDACTED:secret]') : source;
-    const kept = withoutEncodedCopies(literal, copies);
+    const kept = withoutCopies(text, copies);
     if (kept !== text) out = { ...out, [field]: kept };
   }
   for (const field of ID_FIELDS) {
     const id = event[field];
     // One the identifier grammar refuses anyway is left to it: it replaces and counts it (the report says how many).
-    if (typeof id === 'string' && holds(stripInvisible(id)) && identifierProblem(field, id) === null) out = { ...out, [field]: placeholder(field, id) };
+    if (typeof id === 'string' && holds(copies, stripInvisible(id)) && identifierProblem(field, id) === null) out = { ...out, [field]: placeholder(field, id) };
   }
-  return out;
+  return { event: out, found };
+}
+
+/** The event with every value redacted in one of its fields removed from all of them. */
+export function crossFieldRedact<E extends EventFields>(event: E): E {
+  return redactAcrossFields(event).event;
 }

@@ -77,6 +77,11 @@ export const SECRET_KINDS: readonly string[] = [
 const TRIGGER =
   /AKIA|ASIA|gh[pousr]_|github_pat_|glpat-|xox|xapp-|hooks\.slack|sk-|[rs]k_|AIza|npm_|eyJ|SG\.|hf_|-----BEGIN|:\/\/|pass|pwd|secret|token|key|auth|bearer|credential|signature|private/i;
 
+/** Whether some regex shape here may change `text` (the cheap gate above). */
+export function shapesMayMatch(text: string): boolean {
+  return TRIGGER.test(text);
+}
+
 /** Kind of a `key=value` pair, by the word the key ends with. */
 function pairKind(key: string): string {
   const k = key.toLowerCase();

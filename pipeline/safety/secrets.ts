@@ -1,7 +1,7 @@
-import { findFormatSecrets } from './credential-formats.js';
+import { findFormatSecrets, formatMayMatch } from './credential-formats.js';
 import { findMnemonics } from './mnemonic.js';
 import { scanWithRuleSet } from './secrets-rule-set.js';
-import { findContextSecrets, namesCredential } from './credential-contexts.js';
+import { contextMayMatch, findContextSecrets, namesCredential } from './credential-contexts.js';
 import { CLAUSE_WORDS, PROSE_WORDS } from './prose-words.js';
 
 /**
@@ -435,6 +435,27 @@ function run(detector: Detector, text: string, out: Finding[]): void {
     const start = group === 0 ? m.index : (m as RegExpExecArray & { indices: [number, number][] }).indices[group]![0];
     out.push({ start, end: start + value.length, kind: detector.kind });
   }
+}
+
+/**
+ * The literals every match of a context detector holds, read off their gates (a gate's words, a
+ * program's name; FLAG_GATE and the markup gate need a credential word): one alternation of literals.
+ * Testing the gates themselves, one by one or as one alternation, cost 10 times more (lookbehinds and
+ * lazy runs defeat the engine's literal search). test/unit/session-secrets.test.ts holds it to the gates.
+ */
+const CONTEXT_LITERALS = /@|x-|cookie|-u|user|creds|login|mysql|mariadb|sshpass|mongo|redis-cli|sqlcmd|bcp|osql|isql|zip|7z|rar|ldap|mosquitto_|pass|pwd|pw|pin|secret|token|key|auth|credential|salt|value|name|id|property|requirepass|masterauth/i;
+
+/** The context detectors' gates, for the test that holds CONTEXT_LITERALS to them. */
+export const CONTEXT_GATES: readonly RegExp[] = CONTEXT_DETECTORS.map((detector) => detector.gate ?? /[\s\S]/);
+
+/**
+ * Whether a detector that finds a secret by its context (a key word, a flag, a program that takes a
+ * password, `user:pass@`, a credential file's line) may find one in `text`: their gates and declared
+ * needs, nothing more. A value found by its shape alone (a vendor prefix, a random-looking run) is
+ * found again by that shape wherever a copy stands.
+ */
+export function credentialContextMayMatch(text: string): boolean {
+  return CONTEXT_LITERALS.test(text) || contextMayMatch(text) || formatMayMatch(text);
 }
 
 /** Every secret the detectors and the rule set find in `text`, as ranges (may overlap). */

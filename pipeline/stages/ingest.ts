@@ -146,7 +146,8 @@ export async function ingest<I extends { state: State; notices: string[] }>(inpu
   if (builder.overflow > 0) {
     notices.push(`${builder.overflow} events belonged to clusters beyond max_clusters (${settings.max_clusters}) and were not clustered: the night kept its heaviest clusters and dropped the ${builder.evicted} lightest (any cluster with more than 1 in ${settings.max_clusters} of the night's events is kept). A night with this many distinct patterns looks like a broken log or an attack.`);
   }
-  const clusters = clustersByTemplate(builder, miner, fold.limits, fold.recovery.result(), widenedCoverageGuard(Object.values(input.state.rules), () => miner.merged()));
+  const followUps = fold.settleSecrets();
+  const clusters = clustersByTemplate(builder, miner, fold.limits, followUps, widenedCoverageGuard(Object.values(input.state.rules), () => miner.merged()));
   if (miner.dropped() > 0 || miner.unsaved() > 0) notices.push(templateCapNotice(miner.dropped(), miner.unsaved()));
   const usage = { ...fold.usage.finish(fold.toolName), ...(fold.effect ? { effects: fold.effect.finish() } : {}) };
   if (fold.effect?.full) notices.push('More than 10,000 sessions were shown rules tonight: the calls of the sessions past that were not counted as exposed (a night with this many sessions looks like a broken log or an attack).');

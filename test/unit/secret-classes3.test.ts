@@ -321,7 +321,7 @@ describe('the new detectors keep the prefilter contract', () => {
     'IDENTIFIED BY ', "IDENTIFIED WITH x BY '", 'PASSWORD ', "PASSWORD = N'", "PASSWORD('", 'SET PASSWORD FOR a = ', "'", '"', ': ', ':', '=',
     'ConvertTo-SecureString ', '-AsPlainText ', '-String ', 'password for deploy', 'passphrase for key ', 'pass phrase', '(again)', '{', '}',
     '"name":"x-api-key"', '"value":"', '"key":"password"', ',', 'CREATE USER a ', 'mnemonic: ', 'seed ', 'recovery phrase is ', 'orbit velvet ',
-    'canyon lizard staple tundra ', 'AbCdEfGhIjKl', 'hunter', ' ',
+    'canyon lizard staple tundra ', 'AbCdEfGhIjKl', 'hunter', ' ', 'db.password ', 'mavenPassword', '\n',
   ];
   const text = fc.array(fc.constantFrom(...PIECES), { maxLength: 14 }).chain((parts) =>
     fc.tuple(fc.constant(parts.join('')), fc.integer({ min: 0, max: 3 })).map(([t, mode]) => (mode === 1 ? t.toLowerCase() : mode === 2 ? t.toUpperCase() : mode === 3 ? t.slice(1) : t)),
