@@ -365,13 +365,29 @@ function base64Views(text: string, base: View | null): View[] {
     // Paths and names are runs of this alphabet too: only a run with a digit or `+`/`=` is decoded.
     if (!/[\d+=]/.test(m[0])) continue;
     tried += 1;
-    const decoded = decodeBase64Text(m[0]);
+    // A run of hex digits is read as hex (`xxd -p`, a hex dump of a token file): a digest decodes to
+    // random bytes, not text, so it gives no view.
+    const decoded = HEX_RUN.test(m[0]) ? decodeHexText(m[0]) : decodeBase64Text(m[0]);
     if (decoded === null) continue;
     const b = new ViewBuilder(base);
     b.push(decoded, m.index, m.index + m[0].length);
     views.push(b.view());
   }
   return views;
+}
+
+const HEX_RUN = /^(?:[0-9a-f]{2})+$|^(?:[0-9A-F]{2})+$/;
+
+/** The text an even run of hex digits encodes, or null when it is not printable text. */
+export function decodeHexText(run: string): string | null {
+  return printableText(Buffer.from(run, 'hex'));
+}
+
+function printableText(bytes: Buffer): string | null {
+  if (bytes.length < 12) return null;
+  let printable = 0;
+  for (const byte of bytes) if ((byte >= 32 && byte < 127) || byte === 9 || byte === 10 || byte === 13) printable += 1;
+  return printable / bytes.length >= 0.9 ? bytes.toString('utf8') : null;
 }
 
 /** The UTF-8 text a base64 run encodes, or null when it is not mostly printable text. */

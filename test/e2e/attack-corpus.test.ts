@@ -33,7 +33,7 @@ describe('attack corpus', () => {
     if (process.env.ATTACKS_OUT) writeFileSync(process.env.ATTACKS_OUT, `${JSON.stringify({ table: countTable(results), results }, null, 2)}\n`);
     // The table on every run: what CI measured, next to the test names.
     process.stderr.write(`${renderTable(results)}\n`);
-  }, 1_800_000); // every attack's night; on a loaded machine they take many times their quiet-machine wall time
+  }, 3_000_000); // every attack's night; on a loaded machine they take many times their quiet-machine wall time
 
   it('holds at least 250 attacks in the six families, each with an id of its own and a way to see its leak', () => {
     expect(new Set(ATTACKS.map((a) => a.id)).size).toBe(ATTACKS.length);

@@ -382,3 +382,27 @@ describe('a text the detectors cannot read to its end', () => {
     expect(redact('a short line with nothing in it')).toBe('a short line with nothing in it');
   });
 });
+
+describe('a token hex-encoded (xxd -p, a dump of a token file)', () => {
+  it('is redacted; a digest or hex-encoded prose is left alone', () => {
+    const tokens = [`ghp_${'Zq7Wm2Kx9Vb4'.repeat(3)}`, `sk-ant-api03-${'kQ9xZ2vB7mW4nT8r'.repeat(3)}`, 'AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'];
+    for (const token of tokens) {
+      for (const hex of [Buffer.from(token).toString('hex'), Buffer.from(token).toString('hex').toUpperCase()]) {
+        const out = redact(`Exit code 1\n${hex}\nerror: not a valid token`);
+        expect(out, token).not.toContain(hex.slice(8, 40));
+        expect(out).toContain('error: not a valid token');
+      }
+    }
+    expect(redact(Buffer.from('just a harmless hex encoded sentence here').toString('hex'))).toBe(Buffer.from('just a harmless hex encoded sentence here').toString('hex'));
+  });
+
+  it('property: sha-1 and sha-256 digests (random bytes as hex) are never changed', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 20, maxLength: 32 }), (bytes) => {
+        const hex = Buffer.from(bytes).toString('hex');
+        return redact(`commit ${hex}`) === `commit ${hex}`;
+      }),
+      { seed: 1128, numRuns: 500 },
+    );
+  });
+});
