@@ -259,7 +259,7 @@ export const SETTINGS: Record<SettingKey, SettingSpec> = {
   reject_cooldown_days: { description: 'How long a pattern rejected in review is not proposed again, in days.', default: 90, check: num(0), fromEnv: asNumber },
   error_categories: {
     description:
-      'Extra error categories, tried in order before the built-in ones when telemetry is logged or imported: a list of {category, pattern}, the pattern a regular expression matched case-insensitively against the error text.',
+      'Extra error categories, tried in order before the built-in ones when telemetry is logged or imported (and when a night reads a hook\'s failure line, written without a category): a list of {category, pattern}, the pattern a regular expression matched case-insensitively against the error text. A pattern that could backtrack without bound (a backreference, a repeated group that repeats or alternates, two unbounded quantifiers) is refused.',
     default: [],
     check: categoryPatterns,
   },
