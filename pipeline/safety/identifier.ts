@@ -1,6 +1,6 @@
 import { sha256Hex } from '../model/sha256.js';
 import { redact } from './redact.js';
-import { looksLikeSecretPart, looksLikeSecretToken, runVendors, type Finding } from './secrets.js';
+import { looksLikeSecretPart, looksLikeSecretToken, runVendors, tokenRuns, type Finding } from './secrets.js';
 
 /**
  * Identifiers from a log (tool names, error categories, session ids, input hashes) key maps, name
@@ -94,7 +94,9 @@ export function readsAsRandomLetters(part: string): boolean {
 function holdsSecret(field: IdentifierField, raw: string): boolean {
   if ((field === 'session_id' || field === 'input_hash') && !/[=:]/.test(raw)) {
     const found: Finding[] = [];
-    runVendors(raw, found);
+    // The redactor's own gate (findSecrets): no vendor token without a run of 15 token characters, and the
+    // vendors' one large pattern is not compiled for a short name (the hook checks every session id it writes).
+    if (tokenRuns(raw).long) runVendors(raw, found);
     return found.length > 0 || raw.split(/[-_.+]+/).some(looksLikeSecretPart);
   }
   return redact(raw) !== raw;

@@ -54,11 +54,12 @@ export function mapClaudeCodeHook(payload: Record<string, unknown>, categories: 
     return reject(typeof event === 'string' ? `unsupported hook_event_name "${event.slice(0, 40)}"` : 'missing hook_event_name');
   }
   if (!isId(payload.tool_name)) return reject(`${event} payload without a usable tool_name`);
-  // Identifiers are written as the night would store them (a token as a tool or session name becomes
-  // its placeholder), and the call id only as a hash: nothing of a payload reaches a file unchecked.
-  const tool = safeIdentifier('tool_name', payload.tool_name);
+  // The call id is kept only as a hash, and identifiers are written as the night would store them (a
+  // token as a tool or session name becomes its placeholder): nothing of a payload reaches a file
+  // unchecked. A call's start writes no name, so it checks none.
   const toolUseId = isId(payload.tool_use_id) ? `use-${inputHash(payload.tool_use_id)}` : undefined;
   if (event === 'PreToolUse') return { kind: 'pre', toolUseId };
+  const tool = safeIdentifier('tool_name', payload.tool_name);
   const input = payload.tool_input ?? null;
   const askKey = askKeyOf(payload.session_id, tool, input);
   if (event === 'PermissionRequest') return { kind: 'asked', askKey };

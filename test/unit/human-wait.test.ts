@@ -5,6 +5,7 @@ import { hookCommand, PENDING_FILE } from '../../pipeline/cli/hook-command.js';
 import type { Clock } from '../../pipeline/io/clock.js';
 import type { TelemetryEvent } from '../../pipeline/telemetry/event.js';
 import { parsePending } from '../../pipeline/telemetry/hook-pending.js';
+import { inputHash } from '../../pipeline/telemetry/input-hash.js';
 import { mayPrompt, ownDuration } from '../../pipeline/telemetry/human-wait.js';
 import { readClaudeCodeCalls } from '../../pipeline/telemetry/import-claude-code.js';
 import { runCommandInProcess } from '../helpers/command.js';
@@ -96,7 +97,7 @@ describe('hook durations exclude permission prompts', () => {
     await hook(dir, { ...asked, hook_event_name: 'PreToolUse', tool_use_id: 't1' }, clock);
     const request = await hook(dir, { ...asked, hook_event_name: 'PermissionRequest', permission_suggestions: [] }, clock);
     expect(JSON.parse(request.stdout).data).toEqual({ outcome: 'prompt' });
-    expect([...parsePending(readFileSync(join(dir, '.sleep-cycle', PENDING_FILE), 'utf8')).keys()].sort()).toEqual([expect.stringMatching(/^ask:/), 't1']);
+    expect([...parsePending(readFileSync(join(dir, '.sleep-cycle', PENDING_FILE), 'utf8')).keys()].sort()).toEqual([expect.stringMatching(/^ask:/), `use-${inputHash('t1')}`]);
     clock.advance(240_000);
     const post = await hook(dir, { ...asked, hook_event_name: 'PostToolUse', tool_use_id: 't1', tool_response: { stdout: '' } }, clock);
     expect(JSON.parse(post.stdout).data).toMatchObject({ outcome: 'event', duration: 'human', event: { tool_name: 'Bash', duration_ms: 0 } });
