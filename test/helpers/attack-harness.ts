@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { COLUMNS, FAMILIES, FAMILY_TITLES, COLUMN_TITLES, type Attack, type Forbid, type Night, type AttackLine, type AttackResult, type Column, type ContentAttack, type Family, type Mode, type ScenarioAttack } from '../fixtures/attacks/types.js';
@@ -181,13 +181,29 @@ function logSize(sandbox: Sandbox): number {
   }
 }
 
-/** The log's bytes past `at` (the whole log when a night shortened it). */
+/** Most of a log the harness reads back: an attack may leave a huge one. */
+const MAX_LOG_READ = 64 << 20;
+
+/**
+ * The log's bytes past `at` (the whole log when a night shortened it), at most MAX_LOG_READ of them. Only
+ * a regular file is read: an attack may leave the log a link to /dev/zero (read whole, it filled the
+ * machine's memory: the worker was killed at 24 GB) or a FIFO (a read would block).
+ */
 function logSince(sandbox: Sandbox, at: number): string {
+  let fd: number | undefined;
   try {
-    const bytes = readFileSync(LOG(sandbox));
-    return bytes.subarray(bytes.length >= at ? at : 0).toString('utf8');
+    fd = openSync(LOG(sandbox), constants.O_RDONLY | constants.O_NONBLOCK);
+    const info = fstatSync(fd);
+    if (!info.isFile()) return '';
+    const start = info.size >= at ? at : 0;
+    const length = Math.min(info.size - start, MAX_LOG_READ);
+    const bytes = Buffer.alloc(length);
+    const read = readSync(fd, bytes, 0, length, start);
+    return bytes.subarray(0, read).toString('utf8');
   } catch {
     return '';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
