@@ -1,14 +1,16 @@
 #!/usr/bin/env node
-// Test-only telemetry appender: `node appender.mjs <log> <count> [seed]`.
+// Test-only telemetry appender: `node appender.mjs <log> <count> [seed] [hold-file]`.
 //
 // Appends <count> telemetry lines with unique ids (`input_hash`: id-000000 …) in batches, the way an
 // agent's logger does, with one writer fd opened for append. Often the last line of a batch is split
 // across two write() calls — at a random byte, sometimes inside a multi-byte UTF-8 character — with a
 // pause in between, so a concurrent run sees a torn last line. Prints one JSON summary line at the end:
 // {lines, failures: {"tool\u0000category": n}, splits, bytes}.
-import { closeSync, fstatSync, openSync, writeSync } from 'node:fs';
+// With a hold file, the first torn write waits (up to 60 s) until that file exists, so a caller can run
+// a night on a log that certainly ends inside a line, whatever the machine's load.
+import { closeSync, existsSync, fstatSync, openSync, writeSync } from 'node:fs';
 
-const [path, countText, seedText] = process.argv.slice(2);
+const [path, countText, seedText, holdPath] = process.argv.slice(2);
 const count = Number(countText);
 let seed = Number(seedText ?? 1) >>> 0;
 const random = () => {
@@ -62,6 +64,10 @@ while (i < count) {
     const cut = 1 + Math.floor(random() * (last.length - 1));
     writeSync(fd, Buffer.concat([head, last.subarray(0, cut)]));
     splits += 1;
+    if (holdPath && splits === 1) {
+      const until = Date.now() + 60_000;
+      while (!existsSync(holdPath) && Date.now() < until) pause(10);
+    }
     pause(random() < 0.2 ? 120 : 5 + Math.floor(random() * 40));
     writeSync(fd, last.subarray(cut));
   } else {
