@@ -29,6 +29,8 @@ export interface CliDeps {
 }
 
 export function defaultDeps(): CliDeps {
+  quietWhenReaderLeaves(process.stdout);
+  quietWhenReaderLeaves(process.stderr);
   return {
     fs: nodeFs,
     git: simpleGitPort,
@@ -40,6 +42,18 @@ export function defaultDeps(): CliDeps {
     isTTY: Boolean(process.stderr.isTTY),
     ...rangeFolderDep(),
   };
+}
+
+/**
+ * `sleep-cycle templates … | head`: the reader closes the pipe, and the next write fails with EPIPE as an
+ * 'error' event, which with no listener is an uncaught exception and a stack trace. Output nobody reads is
+ * dropped instead; the command goes on to its end (a night still commits), so nothing is lost.
+ */
+function quietWhenReaderLeaves(stream: NodeJS.WriteStream): void {
+  if (stream.listenerCount('error') > 0) return;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
 }
 
 export { CONFIG_FILE } from '../settings/resolve.js';

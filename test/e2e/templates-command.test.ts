@@ -1,5 +1,8 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { makeDir } from '../helpers/repo.js';
+import { CLI, makeDir, read } from '../helpers/repo.js';
 import { sc } from '../helpers/in-process.js';
 
 const MESSAGES = [
@@ -50,5 +53,42 @@ describe('sleep-cycle templates', () => {
     expect(run.code).toBe(2);
     expect(JSON.parse(run.stdout).error).toMatchObject({ code: 'E_USAGE' });
     expect(run.stdout).toContain('nope.txt');
+  });
+
+  it('an input of more messages than --limit is refused before any work, with the count and what to do', async () => {
+    const dir = makeDir({ 'many.txt': Array.from({ length: 120 }, (_, i) => `error: step ${i} failed`).join('\n') });
+    const refused = await sc(dir, ['templates', 'many.txt', '--limit', '100']);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain('E_USAGE');
+    expect(refused.stderr).toContain('120 messages');
+    expect(refused.stderr).toContain('--limit');
+    const fromStdin = await sc(dir, ['templates', '--limit', '100', '--json'], { stdin: read(dir, 'many.txt') });
+    expect(JSON.parse(fromStdin.stdout).error).toMatchObject({ code: 'E_USAGE', details: { limit: 100 } });
+    const allowed = await sc(dir, ['templates', 'many.txt', '--limit', '120']);
+    expect(allowed.code).toBe(0);
+    expect(allowed.stdout.trim().split('\n').at(-1)).toBe('120 messages, 1 templates');
+    expect((await sc(dir, ['templates', 'many.txt', '--limit', 'lots'])).stderr).toContain('--limit expects a whole number');
+  });
+
+  it('a file larger than the limit allows is refused by its size, without reading it', async () => {
+    const dir = makeDir({});
+    writeFileSync(join(dir, 'big.txt'), 'x'.repeat(10 * 512 + 1));
+    const run = await sc(dir, ['templates', 'big.txt', '--limit', '10']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('5,121 bytes');
+  });
+
+  it('printing into a pipe whose reader has gone (`| head -1`) ends quietly, with no stack trace', async () => {
+    const dir = makeDir({ 'm.txt': Array.from({ length: 20_000 }, (_, i) => `error: step ${i} failed`).join('\n') });
+    const child = spawn(process.execPath, [CLI, 'templates', 'm.txt'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const first = await new Promise<string>((resolve) => child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString())));
+    child.stdout.destroy(); // the reader leaves after its first chunk, as head does
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(first).toContain('"template":"error: step <*> failed"');
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 });
