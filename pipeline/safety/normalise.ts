@@ -351,13 +351,13 @@ function joinedView(text: string, base: View | null): View {
   return b.view();
 }
 
-/** A base64 run long enough to hide a secret (also base64url). */
+/** A base64 run long enough to hide a secret (also base64url; a hex run is one too). */
 const BASE64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
 /** At most this many runs are decoded per text (hostile input may hold thousands). */
 const MAX_BASE64_RUNS = 16;
 
-/** Each decodable base64 run as its own view: every decoded character maps to the whole run. */
-function base64Views(text: string, base: View | null): View[] {
+/** Each encoded run (base64, base64url or hex) that decodes to text as its own view: every decoded character maps to the whole run. */
+function encodedRunViews(text: string, base: View | null): View[] {
   const views: View[] = [];
   BASE64_RUN.lastIndex = 0;
   let tried = 0;
@@ -383,6 +383,7 @@ export function decodeHexText(run: string): string | null {
   return printableText(Buffer.from(run, 'hex'));
 }
 
+/** The bytes as UTF-8 text when at least 12 of them and nine in ten printable ASCII, else null. */
 function printableText(bytes: Buffer): string | null {
   if (bytes.length < 12) return null;
   let printable = 0;
@@ -392,11 +393,7 @@ function printableText(bytes: Buffer): string | null {
 
 /** The UTF-8 text a base64 run encodes, or null when it is not mostly printable text. */
 export function decodeBase64Text(run: string): string | null {
-  const bytes = Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-  if (bytes.length < 12) return null;
-  let printable = 0;
-  for (const byte of bytes) if ((byte >= 32 && byte < 127) || byte === 9 || byte === 10 || byte === 13) printable += 1;
-  return printable / bytes.length >= 0.9 ? bytes.toString('utf8') : null;
+  return printableText(Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64'));
 }
 
 /**
@@ -491,7 +488,7 @@ export function decodedViews(text: string, base64 = true): View[] {
   const spaced = spacedView(read?.text ?? text, read);
   if (spaced !== null) {
     views.push(spaced);
-    views.push(...base64Views(spaced.text, spaced));
+    views.push(...encodedRunViews(spaced.text, spaced));
   }
   let last = read;
   if (wrapped(read?.text ?? text)) {
@@ -499,7 +496,7 @@ export function decodedViews(text: string, base64 = true): View[] {
     views.push(joined);
     last = joined;
   }
-  if (base64 || last !== null) views.push(...base64Views(last?.text ?? text, last));
+  if (base64 || last !== null) views.push(...encodedRunViews(last?.text ?? text, last));
   return views;
 }
 

@@ -105,7 +105,7 @@ function summary(out: string[], input: ReportInput, meta: ReportMeta): void {
   out.push(`| commit | ${meta.commitSkip ?? `\`${input.plan.commitMessage}\` (what sleep-cycle wrote, nothing else)`} |`, '');
 
   if (input.notices.length > 0) {
-    out.push('### Notices', '', ...input.notices.map((notice) => `- ${escapeInline(notice)}`), '');
+    out.push('### Notices', '', ...input.notices.map((notice) => `- ${escapeProse(notice)}`), '');
   }
 }
 
@@ -143,7 +143,7 @@ function proposals(out: string[], input: ReportInput, meta: ReportMeta, quaranti
     }
     // Our own words (a rule id, a file name from the settings, a line number): shown as they are, never withheld.
     const duplicate = input.duplicates?.[proposal.id];
-    if (duplicate && proposal.status === 'duplicate') out.push(`- not written: ${escapeInline(duplicate.reason)}`);
+    if (duplicate && proposal.status === 'duplicate') out.push(`- not written: ${escapeProse(duplicate.reason)}`);
     for (const reason of proposal.reasons.filter((r) => !verdict?.violations.some((v) => r.includes(v.ruleId)) && r !== duplicate?.reason)) {
       out.push(`- note: ${withheldIfInstructionLike(reason, 'note')}`);
     }
@@ -168,7 +168,7 @@ function unwrittenClusters(out: string[], input: ReportInput): void {
   out.push('## Needs a human or Claude', '', 'These clusters reached the threshold, but no rule was written: the offline writer had nothing safe and specific to say. They stay pending; write a rule by hand, or run with Claude.', '');
   for (const { cluster, reason } of unwritten) {
     out.push(`### \`${cluster.id}\` — \`${escapeCode(cluster.tool_name)}\`${cluster.error_category ? ` / \`${escapeCode(cluster.error_category)}\`` : ''}`, '');
-    out.push(`- why: ${escapeInline(reason)}`);
+    out.push(`- why: ${escapeProse(reason)}`);
     templateLines(out, cluster);
     out.push(`- seen: ${cluster.count} times, ${cluster.distinct_inputs} distinct inputs, ${cluster.sessions.length} sessions, ${cluster.first_seen} → ${cluster.last_seen}`);
     evidenceTable(out, cluster.samples);
@@ -237,7 +237,7 @@ function lifecycle(out: string[], input: ReportInput, meta: ReportMeta): void {
     out.push('Rules whose failures continued after adoption (re-written when their failure recurs):', '');
     for (const rule of ineffective) {
       const e = rule.effectiveness!;
-      out.push(`- \`${rule.id}\` (${escapeInline(rule.tool_name)}): ${e.why ? escapeInline(e.why) : `${e.before_per_day} failures per day before, ${e.after_per_day} since (${Math.round(e.change * 100)}%)`} over ${Math.floor(e.days_since_adoption)} days`);
+      out.push(`- \`${rule.id}\` (${escapeInline(rule.tool_name)}): ${e.why ? escapeProse(e.why) : `${e.before_per_day} failures per day before, ${e.after_per_day} since (${Math.round(e.change * 100)}%)`} over ${Math.floor(e.days_since_adoption)} days`);
     }
     out.push('');
   }
@@ -257,7 +257,7 @@ function lifecycle(out: string[], input: ReportInput, meta: ReportMeta): void {
   if (ceiling.archived.length > 0) {
     out.push(`${meta.memoryFile} would have ${ceiling.lines_before} lines, over its ${ceiling.max_lines}-line ceiling: archived the lowest-weight unpinned rules ${ceiling.archived.map((id) => `\`${id}\``).join(', ')} (now ${ceiling.lines_after} lines).`, '');
   }
-  if (ceiling.warning) out.push(`**Warning:** ${escapeInline(ceiling.warning)}`, '');
+  if (ceiling.warning) out.push(`**Warning:** ${escapeProse(ceiling.warning)}`, '');
 }
 
 /**
@@ -319,20 +319,29 @@ function targetName(target: string, meta: ReportMeta): string {
   return targetPath(target, { memory_file: meta.memoryFile, skills_dir: meta.skillsDir });
 }
 
-/** Log text is data: no HTML, no markdown structure, one line. */
-function escapeInline(text: string): string {
-  return text.replace(/[\r\n]+/g, ' ').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
 /**
- * Untrusted text in a table cell, as a code span: inside one nothing renders (no link, image, mention,
- * autolink, emphasis or HTML), whatever the text holds. Backticks become quotes (no way out of the span),
- * pipes are escaped (GitHub splits cells before it reads spans), line breaks become spaces.
+ * Untrusted text (log text, names, model notes, a repository's policy reasons) as one code span: inside
+ * one nothing renders (no link, image, mention, autolink, emphasis or HTML), whatever the text holds.
+ * Backticks become quotes (no way out of the span), line breaks spaces; in a table cell pipes are escaped
+ * too (GitHub splits cells before it reads spans).
  */
-function escapeCell(text: string): string {
-  const inner = text.replace(/[\r\n]+/g, ' ').replace(/`/g, "'").replace(/\|/g, '\\|').trim();
+function codeSpan(text: string, inTable: boolean): string {
+  const flat = text.replace(/[\r\n]+/g, ' ').replace(/`/g, "'");
+  const inner = (inTable ? flat.replace(/\|/g, '\\|') : flat).trim();
   return inner === '' ? '–' : `\`${inner}\``;
 }
+
+const escapeInline = (text: string): string => codeSpan(text, false);
+
+/**
+ * A sentence sleep-cycle composed (a notice, a reason, a warning): shown as prose, on one line, with no
+ * HTML. The names it quotes come from settings and state, which the run has checked; text from a log or a
+ * model goes through `codeSpan`.
+ */
+function escapeProse(text: string): string {
+  return text.replace(/[\r\n]+/g, ' ').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+const escapeCell = (text: string): string => codeSpan(text, true);
 
 function escapeCode(text: string): string {
   return text.replace(/[\r\n`|]/g, ' ');

@@ -119,7 +119,7 @@ describe('day, night, day: the rule is seen when it matters, and the night after
     expect(flagged.effect.exposed).toEqual({ failures: 4, calls: 5, per_100_calls: 80 });
     expect(flagged.effect.unexposed).toEqual({ failures: 0, calls: 2, per_100_calls: 0 });
     expect(flagged.effectiveness).toMatchObject({ verdict: 'ineffective', basis: 'exposure', why: '80 failures per 100 calls when it was in front of the agent, 0 when it was not' });
-    expect(read(dir, 'proposed_memory_updates.md')).toContain(`- \`${id}\` (pytest): 80 failures per 100 calls when it was in front of the agent, 0 when it was not`);
+    expect(read(dir, 'proposed_memory_updates.md')).toContain(`- \`${id}\` (\`pytest\`): 80 failures per 100 calls when it was in front of the agent, 0 when it was not`);
 
     // Day 4: it recurs, and the successor path takes it from there (a rewrite, or a human when the rewrite would repeat it).
     for (const [i, command] of ['pytest', 'pytest -q', 'pytest -x'].entries()) hook(dir, failed('s5', `toolu_5${i}`, command));

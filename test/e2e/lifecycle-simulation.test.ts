@@ -109,7 +109,7 @@ describe('120 simulated nights of the memory lifecycle', () => {
     expect(pushes[0]!.effectiveness?.verdict).toBe('ineffective');
     expect(pushes[0]!.status).toBe('active');
     const report = readFileSync(join(dir, 'proposed_memory_updates.md'), 'utf8');
-    expect(report).toContain(`\`${pushes[0]!.id}\` (git_push): 3 failures per day before, 3 since`);
+    expect(report).toContain(`\`${pushes[0]!.id}\` (\`git_push\`): 3 failures per day before, 3 since`);
     expect(report).toContain(`not written: repeats the rule it would replace, ${pushes[0]!.id} (lexical similarity 1.00)`);
     // The per-rule effectiveness table: the working rule and the ineffective one, worst first.
     expect(report).toMatch(new RegExp(`\\| \`${pushes[0]!.id}\` \\| \`git_push\` \\| 3 \\| 3 \\| 0% \\| ineffective \\|[\\s\\S]*\\| \`${read!.id}\` \\| \`Read\` \\| 4 \\| 0\\.0\\d+ \\| -\\d+% \\| working \\|`));

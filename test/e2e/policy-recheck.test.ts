@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli } from '../helpers/in-process.js';
 import { failures, git, lines, makeDir, read, PACKAGE_ROOT } from '../helpers/repo.js';
+import { markupOutsideCode } from '../helpers/attack-detect.js';
 
 const MEMORY = '# M\n\nHuman text.\n\n## Derived Rules\n';
 const BUNDLED = readFileSync(join(PACKAGE_ROOT, 'config/safety-rules.yaml'), 'utf8').trimEnd();
@@ -120,4 +121,17 @@ describe('the policy re-check reads the rule text, never its stored hash', () =>
     expect(restore.json.error.message).toContain('the current safety policy blocks it (block no-force-push');
     expect(read(dir, 'MEMORY.md')).not.toContain('--force');
   });
+
+  it('a policy reason is shown in the report as a code span: its markdown (a link, an image, a mention, HTML) does not render', async () => {
+    const hostile = 'see [the docs](https://evil.example/x) ![t](https://evil.example/t.png) @everyone <img src=x>';
+    const policy = withRule('warn').replace('the team decided agents must not touch index.lock files (test policy).', JSON.stringify(hostile));
+    const dir = makeDir({ 'MEMORY.md': MEMORY, 'logs/telemetry.jsonl': lines(...failures(3, {})), 'config/safety-rules.yaml': policy }, { git: true });
+    const night = await cli(dir, ['run']);
+    expect(night.code).toBe(0);
+    const report = read(dir, 'proposed_memory_updates.md');
+    const line = report.split('\n').find((l) => l.includes('test-no-index-lock-advice'))!;
+    expect(line).toContain(`(\`${hostile}\`)`);
+    expect(markupOutsideCode(report)).not.toMatch(/\]\(https:|@everyone|<img/);
+  });
 });
+
