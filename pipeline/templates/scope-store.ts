@@ -59,6 +59,12 @@ export class ScopeStore {
   readonly #budget: Budget;
   readonly #hooks: StoreHooks;
   readonly #index = new TemplateIndex();
+  /**
+   * A lower bound of the live templates' weights: weights only grow (counts add up, a restored template
+   * seen again stops being halved), a new template lowers it, and a scan sets it. A full scope meeting a
+   * flood of lines that fit none of its templates would scan them all for each line otherwise.
+   */
+  #weightFloor = 0;
 
   constructor(scope: string, limits: StoreLimits, budget: Budget, hooks: StoreHooks) {
     this.#scope = scope;
@@ -116,7 +122,9 @@ export class ScopeStore {
   /** Drops the scope's lightest template if lighter than `seen` when the scope is full, else asks the miner (overall cap). */
   #makeRoom(seen: number): boolean {
     if (this.#index.size < this.#limits.maxTemplatesPerScope) return this.#hooks.makeRoom?.(seen) ?? false;
+    if (this.#weightFloor >= seen) return false;
     const lightest = this.lightest();
+    if (lightest) this.#weightFloor = keepWeight(lightest);
     if (!lightest || keepWeight(lightest) >= seen) return false;
     this.drop(lightest);
     return true;
@@ -141,6 +149,7 @@ export class ScopeStore {
   #create(tokens: readonly string[]): Unit {
     const unit = makeUnit(this.#scope, tokens);
     this.#index.add(unit);
+    this.#weightFloor = Math.min(this.#weightFloor, keepWeight(unit));
     this.#budget.live += 1;
     this.#hooks.created?.(unit);
     this.#hooks.changed();

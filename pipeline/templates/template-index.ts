@@ -1,9 +1,8 @@
 /**
  * The live templates of a scope, indexed three ways:
  * - by their text, for a message whose masked tokens are exactly a template (the common case);
- * - those with a wildcard, by length and leading token (leading tokens never generalise by evidence, so
- *   a message only needs the templates that start like it), or by length alone when the leading token
- *   is itself a pattern;
+ * - those with a wildcard, in a trie over their tokens (wildcard-trie.ts), so a message meets only the
+ *   templates that could admit it;
  * - by family key per position (family-keys.ts), for the templates that differ from one at p only.
  * `best` picks, among the templates that admit a message (unit.ts), the one with the most tokens equal
  * to it, then the most literal tokens, then the smallest text: a pure function of the live set, so an
@@ -11,11 +10,11 @@
  */
 import { WILDCARD } from './tokenize.js';
 import { admits, type Unit } from './unit.js';
+import { WildcardTrie } from './wildcard-trie.js';
 
 export class TemplateIndex {
   readonly #byTemplate = new Map<string, Unit>();
-  readonly #wildByHead = new Map<string, Unit[]>();
-  readonly #wildAnyHead = new Map<number, Unit[]>();
+  readonly #wild = new WildcardTrie();
   readonly #families = new Map<number, Unit[]>();
   readonly #byHead = new Map<string, Unit[]>();
 
@@ -38,14 +37,14 @@ export class TemplateIndex {
 
   add(unit: Unit): void {
     this.#byTemplate.set(unit.result.template, unit);
-    if (hasPattern(unit)) this.#indexWild(unit, push);
+    if (hasPattern(unit)) this.#wild.add(unit);
     unit.keys.forEach((key) => push(this.#families, key, unit));
     if (unit.tokens.length > 0) push(this.#byHead, headKey(unit.tokens), unit);
   }
 
   delete(unit: Unit): void {
     this.#byTemplate.delete(unit.result.template);
-    if (hasPattern(unit)) this.#indexWild(unit, remove);
+    if (hasPattern(unit)) this.#wild.delete(unit);
     unit.keys.forEach((key) => remove(this.#families, key, unit));
     if (unit.tokens.length > 0) remove(this.#byHead, headKey(unit.tokens), unit);
   }
@@ -65,17 +64,15 @@ export class TemplateIndex {
   best(tokens: readonly string[]): Unit | undefined {
     const exact = this.#byTemplate.get(tokens.join(' '));
     if (exact || tokens.length === 0) return exact;
-    const anyHead = pick(tokens, this.#wildAnyHead.get(tokens.length) ?? [], undefined);
-    return pick(tokens, this.#wildByHead.get(headKey(tokens)) ?? [], anyHead);
-  }
-
-  #indexWild(unit: Unit, edit: <K>(map: Map<K, Unit[]>, key: K, unit: Unit) => void): void {
-    if (unit.parts[0] === null) edit(this.#wildByHead, headKey(unit.tokens), unit);
-    else edit(this.#wildAnyHead, unit.tokens.length, unit);
+    return pick(tokens, this.#wild.candidates(tokens), undefined);
   }
 }
 
-/** The most specific of `candidates` (and of `best` so far) that fits the tokens. */
+/**
+ * The most specific of `candidates` (and of `best` so far) that fits the tokens: a total order (most
+ * equal tokens, most literal tokens, smallest text; texts are unique), so the candidates' order does not
+ * matter.
+ */
 function pick(tokens: readonly string[], candidates: readonly Unit[], best: Unit | undefined): Unit | undefined {
   let bestExact = best ? exactTokens(best, tokens) : -1;
   let bestLiteral = best ? literalTokens(best) : -1;
