@@ -27,6 +27,8 @@ export const MAX_VALUES = 64;
 const KEY_WORDS = /^(?:bearer|basic|token|password|passwd|passphrase|secret|authorization|identified|apikey|api_key|api-key|private|mnemonic)$/i;
 const TEXT_FIELDS = ['input_summary', 'error_message'] as const;
 const ID_FIELDS: readonly IdentifierField[] = ['tool_name', 'error_category', 'session_id', 'input_hash'];
+/** The fields eventSecretValues reads, in the order their values are listed. */
+const SOURCE_FIELDS = [...TEXT_FIELDS, ...ID_FIELDS, 'agent'] as const;
 
 /** The fields of a telemetry event this reads (safety sits below telemetry, so the shape is its own). */
 export interface EventFields {
@@ -135,14 +137,18 @@ const ENCODED = /[\\%&]|[^\x00-\x7f]/;
 
 /** The secret values redaction finds in any field of `event` (its call, message, identifiers, agent). */
 export function eventSecretValues(event: EventFields): string[] {
-  const found = new Set<string>();
-  for (const field of [...TEXT_FIELDS, ...ID_FIELDS, 'agent'] as const) {
+  // Runs for every failure, and most fields of most events give nothing: the set is made for the first value.
+  let found: Set<string> | null = null;
+  for (const field of SOURCE_FIELDS) {
     const value = event[field];
     // A digest or UUID is the usual id, and random by design: a source only where it is not one.
     if (typeof value !== 'string' || value === '' || isPlainId(value)) continue;
-    for (const secret of secretValues(value)) found.add(secret);
+    const values = secretValues(value);
+    if (values.length === 0) continue;
+    found ??= new Set<string>();
+    for (const secret of values) found.add(secret);
   }
-  return [...found];
+  return found === null ? [] : [...found];
 }
 
 /**

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { codeAt } from '../model/char-code.js';
 
 /**
  * One normalisation in front of every detector. Log text hides secrets and words from patterns with
@@ -273,8 +274,9 @@ function mayHoldSpacedRun(text: string): boolean {
   let lone = 0;
   let gap = 0;
   let run = 0;
-  for (let i = 0; i <= text.length; i += 1) {
-    const c = i < text.length ? text.charCodeAt(i) : 32;
+  const length = text.length;
+  for (let i = 0; i <= length; i += 1) {
+    const c = i < length ? codeAt(text, i) : 32;
     if (isSpacedChar(c)) {
       run += 1;
       continue;

@@ -3,6 +3,7 @@ import { findMnemonics } from './mnemonic.js';
 import { scanWithRuleSet } from './secrets-rule-set.js';
 import { contextMayMatch, findContextSecrets, namesCredential } from './credential-contexts.js';
 import { CLAUSE_WORDS, PROSE_WORDS } from './prose-words.js';
+import { codeAt } from '../model/char-code.js';
 
 /**
  * Secret detectors that report ranges, run on a text and on each of its decoded views (normalise.ts):
@@ -379,8 +380,9 @@ export function tokenRuns(text: string): TokenRuns {
   let key = 0;
   let short = 0;
   let shortClasses = 0;
-  for (let i = 0; i <= text.length; i += 1) {
-    const c = i < text.length ? text.charCodeAt(i) : 32;
+  const size = text.length;
+  for (let i = 0; i <= size; i += 1) {
+    const c = i < size ? codeAt(text, i) : 32;
     const token = isTokenCode(c);
     if (token && c !== 47 && c !== 46 && c !== 58) {
       segment += 1;

@@ -92,12 +92,24 @@ function learnShape(line: string): ShapeMask | null {
   if (probes > MAX_PROBES) return null;
   const masks: string[] = [];
   for (let r = 0; r < probes; r++) masks.push(maskVariables(numbered(line, 9 ** r)));
+  const first = masks[0]!;
+  const slots = slotsOf(masks, count);
+  return slots !== null && masks.every((m) => m.length === first.length) ? { masked: first, slots } : null;
+}
+
+/**
+ * Where each digit 1-9 of the first mask came from (see learnShape), or null when the masks disagree.
+ * A function of its own: the loop over characters makes whatever holds it hot, and learnShape (a few
+ * hundred calls a night) would then be optimised with all of masking inlined, twice over (about 150 M
+ * instructions of compilation per thread, more than its calls cost).
+ */
+function slotsOf(masks: readonly string[], count: number): number[] | null {
   const slots: number[] = [];
   const first = masks[0]!;
   for (let i = 0; i < first.length; i++) {
     if (!isNonZeroDigit(first.charCodeAt(i))) continue;
     let slot = 0;
-    for (let r = 0; r < probes; r++) {
+    for (let r = 0; r < masks.length; r++) {
       const c = masks[r]!.charCodeAt(i);
       // The copies must agree but for their digits; if not, masking read a digit's value after all.
       if (!isNonZeroDigit(c)) return null;
@@ -106,7 +118,7 @@ function learnShape(line: string): ShapeMask | null {
     if (slot >= count) return null;
     slots.push(slot);
   }
-  return masks.every((m) => m.length === first.length) ? { masked: first, slots } : null;
+  return slots;
 }
 
 /** The line with its n-th digit 1-9 (from 0) written 1 + floor(n / step) mod 9. */

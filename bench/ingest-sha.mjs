@@ -1,0 +1,46 @@
+// The ingest stage's result as one SHA-256, for "same output" checks of a speed change, and its CPU time.
+// Usage: node bench/ingest-sha.mjs <repo with dist/> <root with logs/telemetry.jsonl> <1|2>
+//   1: one thread (no worker); 2: a worker for any night of 1 MiB or more, as the CLI splits a large one.
+// Prints {sha, sha_no_split, parallel, ms, cpu_ms, lines, clusters}: `sha` covers the whole result (Maps and
+// Sets as arrays, `now` fixed); `sha_no_split` leaves out `parallel`, whose byte of the split follows when the
+// worker was ready, so it compares a one-thread and a two-thread night, which must agree.
+// For instructions: valgrind --tool=callgrind node --predictable --hash-seed=1 --random-seed=1 bench/ingest-sha.mjs …
+import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const [repo, root, threads] = process.argv.slice(2);
+if (!repo || !root || (threads !== '1' && threads !== '2')) {
+  process.stderr.write('usage: node bench/ingest-sha.mjs <repo> <root> <1|2>\n');
+  process.exit(2);
+}
+const lib = (path) => import(pathToFileURL(resolve(repo, 'dist/pipeline', path)).href);
+const [{ ingest }, { defaultSettings }, { nodeFs }, { emptyState }, { workerRangeFolder }] = await Promise.all([
+  lib('stages/ingest.js'), lib('settings/schema.js'), lib('io/fs.js'), lib('memory/state.js'), lib('ingest/range-folder.js'),
+]);
+const settings = defaultSettings();
+settings.ingest_worker_min_mb = threads === '1' ? Number.MAX_SAFE_INTEGER : 1;
+const rangeFolder = threads === '2' ? workerRangeFolder() : null;
+const ctx = {
+  root,
+  now: new Date('2026-11-27T00:00:00Z'),
+  runId: 'run-bench',
+  settings,
+  options: { dryRun: true, commit: false, requireGit: false },
+  fs: nodeFs,
+  git: null,
+  synthesizer: null,
+  logger: { info() {}, warn() {} },
+  startupNotices: [],
+  ...(rangeFolder ? { rangeFolder } : {}),
+};
+const cpu0 = process.cpuUsage();
+const t0 = process.hrtime.bigint();
+const result = await ingest({ state: emptyState(), notices: [] }, ctx);
+const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+const cpu = process.cpuUsage(cpu0);
+const plain = (_key, value) => (value instanceof Map || value instanceof Set ? [...value] : value);
+const sha = (value) => createHash('sha256').update(JSON.stringify(value, plain)).digest('hex').slice(0, 16);
+const { parallel, ...rest } = result;
+process.stdout.write(`${JSON.stringify({ sha: sha(result), sha_no_split: sha(rest), parallel, ms: Math.round(ms), cpu_ms: Math.round((cpu.user + cpu.system) / 1000), lines: result.lines.read, clusters: result.clusters.length })}\n`);
+process.exit(0);
