@@ -33,16 +33,17 @@ export interface CorpusOptions {
   onJob?: (label: string, ms: number) => void;
 }
 
-type Record_ = ((attack: Attack, column: Column, mode: Mode, finding: string) => void) & { reached?: (attack: Attack) => void; answered?: (id: string) => void };
+type Record_ = ((attack: Attack, column: Column, mode: Mode, finding: string) => void) & { reached?: (attack: Attack) => void; answered?: (id: string) => void; refused?: (attack: Attack, what: string) => void };
 
 export async function runCorpus(attacks: readonly Attack[], options: CorpusOptions = {}): Promise<AttackResult[]> {
-  const results = new Map(attacks.map((attack) => [attack.id, { id: attack.id, family: attack.family, columns: new Set<Column>(), findings: [] as string[], reached: false, answered: false }]));
+  const results = new Map(attacks.map((attack) => [attack.id, { id: attack.id, family: attack.family, columns: new Set<Column>(), findings: [] as string[], refusals: [] as string[], reached: false, answered: false }]));
   const record: Record_ = (attack, column, mode, finding) => {
     const result = results.get(attack.id)!;
     result.columns.add(column);
     result.findings.push(`${column} (${mode}): ${finding}`);
   };
   record.reached = (attack) => void (results.get(attack.id)!.reached = true);
+  record.refused = (attack, what) => void results.get(attack.id)!.refusals.push(what);
   record.answered = (id) => void (results.get(id) && (results.get(id)!.answered = true));
   const jobs: { label: string; run: () => Promise<void> }[] = [];
   for (const family of FAMILIES) {
@@ -62,7 +63,7 @@ export async function runCorpus(attacks: readonly Attack[], options: CorpusOptio
     for (const mode of attack.modes ?? ['offline']) jobs.push({ label: `${attack.id} (${mode})`, run: () => runScenario(attack, mode, record) });
   }
   await pool(jobs, options.concurrency ?? 3, options.onJob);
-  return [...results.values()].map((r) => ({ id: r.id, family: r.family, columns: COLUMNS.filter((c) => r.columns.has(c)), findings: r.findings, reached: r.reached && (attacks.find((a) => a.id === r.id)?.answer === undefined || r.answered) }));
+  return [...results.values()].map((r) => ({ id: r.id, family: r.family, columns: COLUMNS.filter((c) => r.columns.has(c)), findings: r.findings, refusals: r.refusals, reached: r.reached && (attacks.find((a) => a.id === r.id)?.answer === undefined || r.answered) }));
 }
 
 async function pool(jobs: { label: string; run: () => Promise<void> }[], width: number, onJob?: (label: string, ms: number) => void): Promise<void> {
@@ -151,7 +152,11 @@ async function runScenario(attack: ScenarioAttack, mode: Mode, record: Record_):
         night.after?.(sandbox);
         logged.push(logSince(sandbox, logAt));
         runs.push(observed.run);
-        for (const finding of crashFindings(observed.run, attack.accept ?? 'clean', maxMs, night.json !== false)) record(attack, 'crash', mode, `night ${index + 1}: ${finding}`);
+        const crashes = crashFindings(observed.run, attack.accept ?? 'clean', maxMs, night.json !== false);
+        for (const finding of crashes) record(attack, 'crash', mode, `night ${index + 1}: ${finding}`);
+        // A clean refusal blocks the attack: listed, so that one refused for the harness's own reason (an option
+        // the command does not take) can be told from one the defence refused.
+        if (crashes.length === 0 && observed.run.code !== 0) record.refused?.(attack, `${mode} night ${index + 1}: exit ${observed.run.code} ${String(observed.run.json?.error?.code ?? '')} ${String(observed.run.json?.error?.message ?? observed.run.stderr).slice(0, 160)}`);
         for (const finding of observed.outside) record(attack, 'outside', mode, `night ${index + 1}: ${finding}`);
         for (const finding of observed.markers) record(attack, 'code', mode, `night ${index + 1}: ${finding}`);
         bodies.push(...observed.bodies);
@@ -259,7 +264,11 @@ async function observedNight(sandbox: Sandbox, night: Pick<Night, 'args' | 'cloc
   const already = server?.requests.length ?? 0;
   const childEnv: Record<string, string> = { HOME: sandbox.home };
   if (env.ANTHROPIC_API_KEY) Object.assign(childEnv, { ANTHROPIC_API_KEY: env.ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL: env.ANTHROPIC_BASE_URL });
-  const args = [...(night.args ?? ['run']), ...(night.json === false ? [] : ['--json']), ...(night.clock === 'real' ? [] : ['--now', new Date(at).toISOString()])];
+  // pre-session takes no --now (it is a dry run at the real time): given one, it refused with E_USAGE, which counted
+  // as blocked, so attacks on it tested nothing (found by the refusals audit, eleventh session).
+  const command = (night.args ?? ['run'])[0];
+  const clock = night.clock === 'real' || command === 'pre-session' ? [] : ['--now', new Date(at).toISOString()];
+  const args = [...(night.args ?? ['run']), ...(night.json === false ? [] : ['--json']), ...clock];
   const run = await runNight(sandbox.dir, args, childEnv, killAfterMs, killAfterCpuMs, night.stdin);
   // Markers first: the harness's own git calls below override every execution point, but look before them anyway.
   const markers = markersFound(sandbox).filter((name) => !markersBefore.has(name)).map((name) => `code ran: marker ${name}`);

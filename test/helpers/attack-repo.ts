@@ -108,8 +108,11 @@ export function treeChanges(before: Map<string, string>, after: Map<string, stri
   return changes;
 }
 
-/** The sentinel: everything in the root except the repository and the markers. */
-export const sentinel = (sandbox: Sandbox) => snapshot(sandbox.root, ['repo', 'markers']);
+/**
+ * The sentinel: everything in the root except the repository, the markers and `remotes/`, where an attack
+ * keeps a git remote that `run --push` is asked to push to (writing its objects there is the push).
+ */
+export const sentinel = (sandbox: Sandbox) => snapshot(sandbox.root, ['repo', 'markers', 'remotes']);
 
 export const markersFound = (sandbox: Sandbox) => readdirSync(sandbox.markers).sort();
 
