@@ -20,9 +20,22 @@ const ANSI = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)
 const INVISIBLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f\udd00-\uddef]/g;
 const NEEDS_STRIP = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f\udd00-\uddef]/;
 
+/**
+ * Printable ASCII, tabs and line breaks only: nothing for NEEDS_STRIP (every character it names, ESC and
+ * CSI included, is a control or not ASCII). Read by character code, so the hook, which strips a few short
+ * texts, does not compile that class of ranges.
+ */
+function printableAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if ((c < 0x20 && c !== 9 && c !== 10 && c !== 13) || c > 0x7e) return false;
+  }
+  return true;
+}
+
 /** The text without ANSI codes and invisible characters: what is stored and shown. */
 export function stripInvisible(text: string): string {
-  if (!NEEDS_STRIP.test(text)) return text;
+  if (printableAscii(text) || !NEEDS_STRIP.test(text)) return text;
   return text.replace(ANSI, '').replace(INVISIBLE, '');
 }
 
