@@ -484,6 +484,10 @@ export function wrapped(text: string): boolean {
  * token joined, and each decodable base64 run. Each is built only when the text holds what it
  * decodes (most log lines need none). The text itself is not among them: callers scan it directly.
  */
+function holdsQuote(text: string): boolean {
+  return text.includes('"') || text.includes("'");
+}
+
 export function decodedViews(text: string, base64 = true): View[] {
   const views: View[] = [];
   let read: View | null = NON_ASCII.test(text) ? readerView(text) : null;
@@ -495,10 +499,12 @@ export function decodedViews(text: string, base64 = true): View[] {
   }
   // String literals' prefixes dropped (`b'…'`, `rb'…'`, `u'…'`, `$'…'`): a credential context inside a
   // bytes repr reads as it does in plain quotes (`{b'X-Api-Key': b'…'}`).
-  if (STRING_PREFIX.test(read?.text ?? text)) read = unprefixedView(read?.text ?? text, read);
+  // Each pattern below only on a text holding the character every match of it holds (a quote, `%`, `&`):
+  // the hook decodes a few short texts, and V8 compiles a regex on its first use.
+  if (holdsQuote(read?.text ?? text) && STRING_PREFIX.test(read?.text ?? text)) read = unprefixedView(read?.text ?? text, read);
   // Percent-encoding decoded to a fixed point (`%2567` → `%67` → `g`), at most PERCENT_ROUNDS times.
-  for (let round = 0; round < PERCENT_ROUNDS && PERCENT_CODE.test(read?.text ?? text); round += 1) read = percentView(read?.text ?? text, read);
-  if (HTML_REFERENCE.test(read?.text ?? text)) read = htmlView(read?.text ?? text, read);
+  for (let round = 0; round < PERCENT_ROUNDS && (read?.text ?? text).includes('%') && PERCENT_CODE.test(read?.text ?? text); round += 1) read = percentView(read?.text ?? text, read);
+  if ((read?.text ?? text).includes('&') && HTML_REFERENCE.test(read?.text ?? text)) read = htmlView(read?.text ?? text, read);
   if (read !== null && read.text !== text) views.push(read);
   else read = null;
   const spaced = spacedView(read?.text ?? text, read);
