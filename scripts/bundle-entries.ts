@@ -60,12 +60,15 @@ const common = {
   logLevel: 'warning',
 } as const;
 
-/** The CommonJS builds: `import.meta.url` of our modules (createRequire, packageRoot) is the bundle's own file. */
+/**
+ * The CommonJS builds: `import.meta.url` of our modules (createRequire, packageRoot) is the bundle's own
+ * file, made when first read (a getter): the hook reads it on no call, and making it compiled Node's URL code.
+ */
 const commonJs = {
   ...common,
   format: 'cjs',
-  banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-  define: { 'import.meta.url': '__importMetaUrl' },
+  banner: { js: "const __importMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };" },
+  define: { 'import.meta.url': '__importMeta.url' },
 } as const;
 
 const at = (entry: string) => resolve(packageRoot(), entry);

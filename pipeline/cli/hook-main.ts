@@ -1,6 +1,7 @@
 import { systemClock } from '../io/clock.js';
 import { nodeFs } from '../io/fs.js';
 import { readProcessStdin } from '../io/stdin.js';
+import { writeProcessStdout } from '../io/stdout.js';
 import type { HookArgs } from './hook-args.js';
 import { hookCommand } from './hook-command.js';
 
@@ -36,7 +37,8 @@ function realDeps() {
     clock: systemClock,
     env: process.env,
     cwd: process.cwd(),
-    stdout: (text: string) => void process.stdout.write(text),
+    // Plain writes: process.stdout loads Node's stream modules, for one short document.
+    stdout: writeProcessStdout,
     stderr: (text: string) => void process.stderr.write(text),
     readStdin: readProcessStdin,
   };

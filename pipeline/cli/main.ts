@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createBundleLoader } from '../io/code-cache.js';
 import { hookArgs, type HookArgs } from './hook-args.js';
@@ -21,17 +22,30 @@ void (hook !== null ? runHook(hook) : runCli(argv)).then((code) => {
 });
 
 async function runHook(args: HookArgs): Promise<number> {
-  const loader = createBundleLoader(createRequire(import.meta.url));
-  const { runHookMain } = loader.load<typeof import('./hook-main.js')>(fileURLToPath(new URL('./hook-main.cjs', import.meta.url)));
+  const loader = createBundleLoader(nativeRequire());
+  const { runHookMain } = loader.load<typeof import('./hook-main.js')>(join(here(), 'hook-main.cjs'));
   const code = await runHookMain(args);
   loader.saveCaches();
   return code;
 }
 
 async function runCli(args: string[]): Promise<number> {
-  const loader = createBundleLoader(createRequire(import.meta.url));
-  const { runCliMain } = loader.load<typeof import('./cli-main.js')>(fileURLToPath(new URL('./cli-main.cjs', import.meta.url)));
+  const loader = createBundleLoader(nativeRequire());
+  const { runCliMain } = loader.load<typeof import('./cli-main.js')>(join(here(), 'cli-main.cjs'));
   const code = await runCliMain(args);
   loader.saveCaches();
   return code;
+}
+
+/**
+ * The `bin` (main.cjs) has CommonJS's `__filename` and `__dirname`; main.js, an ES module, makes them
+ * from its URL. Not through `import.meta.url` in the bin: parsing the URL compiled Node's URL code on
+ * every tool call of an agent.
+ */
+function nativeRequire(): NodeJS.Require {
+  return createRequire(typeof __filename === 'string' ? __filename : import.meta.url);
+}
+
+function here(): string {
+  return typeof __dirname === 'string' ? __dirname : dirname(fileURLToPath(import.meta.url));
 }

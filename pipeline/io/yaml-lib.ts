@@ -1,7 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
 
-const load = createRequire(import.meta.url);
 let lib: typeof Yaml | undefined;
 
 /**
@@ -12,6 +11,7 @@ let lib: typeof Yaml | undefined;
  * into the command line's bundle, which runs from a code cache, instead of Node reading its forty files.
  */
 export function yamlLib(): typeof Yaml {
-  lib ??= (typeof require === 'function' ? require('yaml') : load('yaml')) as typeof Yaml;
+  // createRequire only here: at the module's top it ran on every hook call, which reads no YAML.
+  lib ??= (typeof require === 'function' ? require('yaml') : createRequire(import.meta.url)('yaml')) as typeof Yaml;
   return lib;
 }

@@ -39,9 +39,24 @@ const INSTRUCTION = /(?:ignore|disregard|forget|override|bypass)[^a-z]+(?:all|an
 /** A host or URL: a scheme, `//`, `www.`, or a dotted name ending in a top-level domain. */
 const HOST = /:\/\/|\/\/|\bwww\.|[a-z0-9-]\.(?:com|net|org|io|dev|app|sh|ai|co|xyz|example|invalid|test|local|internal|ru|cn|me|info|biz)(?:[^a-z0-9]|$)/i;
 
+/**
+ * Words every match of INSTRUCTION holds, one per alternative (`no…verify` holds `verify`). Splitting a
+ * name at case changes and `_` only inserts blanks between letters, so a word the split name holds, the
+ * name holds too: a name without any of them cannot read as an instruction, and INSTRUCTION, the longest
+ * pattern the hook met (V8 compiles a regex on its first use, ~1 M instructions for this one), is not compiled.
+ */
+const INSTRUCTION_WORDS = ['ignore', 'disregard', 'forget', 'override', 'bypass', 'previous', 'prior', 'above', 'earlier', 'jailbreak', 'developer', 'you', 'system', 'verify', 'always', 'never'];
+function mayInstruct(raw: string): boolean {
+  const lower = raw.toLowerCase();
+  return INSTRUCTION_WORDS.some((word) => lower.includes(word));
+}
+
+/** The patterns the gates above stand before, for the test that holds each gate to its pattern. */
+export const GATED_PATTERNS = { instruction: INSTRUCTION, host: HOST, flag: /--|(?:^|[^A-Za-z0-9])-[A-Za-z]/ } as const;
+
 /** Whether a name, its words split at `_`, `-` and case changes, reads as an instruction (`E_RERUN_WITH_NO_VERIFY`). */
 export function readsAsInstruction(name: string): boolean {
-  return INSTRUCTION.test(name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' '));
+  return mayInstruct(name) && INSTRUCTION.test(name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' '));
 }
 
 /** Names an object would inherit (`constructor`, `toString`, `__proto__`): never keys, never names. */
@@ -56,11 +71,14 @@ export function identifierProblem(field: IdentifierField, raw: string): string |
   const grammar = field === 'tool_name' || field === 'agent' ? NAME : field === 'error_category' ? CATEGORY : ID;
   if (!grammar.test(raw)) return 'grammar';
   if (isPrototypeName(raw)) return 'prototype';
-  if (/--|(?:^|[^A-Za-z0-9])-[A-Za-z]/.test(raw)) return 'flag';
-  if (HOST.test(raw)) return 'host';
+  // Each pattern is tried only on a name holding a character every match of it holds (a `-` for a flag,
+  // a `/` or `.` for a host, a word of INSTRUCTION_WORDS): the same answers, without compiling the
+  // patterns for the plain names the hook checks on every tool call.
+  if (raw.includes('-') && GATED_PATTERNS.flag.test(raw)) return 'flag';
+  if ((raw.includes('/') || raw.includes('.')) && HOST.test(raw)) return 'host';
   if (holdsSecret(field, raw)) return 'secret';
-  if (field !== 'input_hash' && field !== 'session_id' && raw.split(/__?|[.:+-]/).some((part) => looksLikeSecretToken(part) || readsAsRandomLetters(part))) return 'secret';
-  if (field !== 'input_hash' && INSTRUCTION.test(raw.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' '))) return 'instruction';
+  if (field !== 'input_hash' && field !== 'session_id' && raw.length >= 16 && raw.split(/__?|[.:+-]/).some((part) => looksLikeSecretToken(part) || readsAsRandomLetters(part))) return 'secret';
+  if (field !== 'input_hash' && mayInstruct(raw) && INSTRUCTION.test(raw.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' '))) return 'instruction';
   return null;
 }
 

@@ -21,9 +21,22 @@ const ANSI = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)
 const INVISIBLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f\udd00-\uddef]/g;
 const NEEDS_STRIP = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f\udd00-\uddef]/;
 
+/**
+ * Printable ASCII, tabs and line breaks only: nothing for NEEDS_STRIP (every character it names, ESC and
+ * CSI included, is a control or not ASCII). Read by character code, so the hook, which strips a few short
+ * texts, does not compile that class of ranges.
+ */
+function printableAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if ((c < 0x20 && c !== 9 && c !== 10 && c !== 13) || c > 0x7e) return false;
+  }
+  return true;
+}
+
 /** The text without ANSI codes and invisible characters: what is stored and shown. */
 export function stripInvisible(text: string): string {
-  if (!NEEDS_STRIP.test(text)) return text;
+  if (printableAscii(text) || !NEEDS_STRIP.test(text)) return text;
   return text.replace(ANSI, '').replace(INVISIBLE, '');
 }
 
@@ -470,6 +483,10 @@ export function wrapped(text: string): boolean {
  * token joined, and each decodable base64 run. Each is built only when the text holds what it
  * decodes (most log lines need none). The text itself is not among them: callers scan it directly.
  */
+function holdsQuote(text: string): boolean {
+  return text.includes('"') || text.includes("'");
+}
+
 export function decodedViews(text: string, base64 = true): View[] {
   const views: View[] = [];
   let read: View | null = NON_ASCII.test(text) ? readerView(text) : null;
@@ -481,10 +498,12 @@ export function decodedViews(text: string, base64 = true): View[] {
   }
   // String literals' prefixes dropped (`b'…'`, `rb'…'`, `u'…'`, `$'…'`): a credential context inside a
   // bytes repr reads as it does in plain quotes (`{b'X-Api-Key': b'…'}`).
-  if (STRING_PREFIX.test(read?.text ?? text)) read = unprefixedView(read?.text ?? text, read);
+  // Each pattern below only on a text holding the character every match of it holds (a quote, `%`, `&`):
+  // the hook decodes a few short texts, and V8 compiles a regex on its first use.
+  if (holdsQuote(read?.text ?? text) && STRING_PREFIX.test(read?.text ?? text)) read = unprefixedView(read?.text ?? text, read);
   // Percent-encoding decoded to a fixed point (`%2567` → `%67` → `g`), at most PERCENT_ROUNDS times.
-  for (let round = 0; round < PERCENT_ROUNDS && PERCENT_CODE.test(read?.text ?? text); round += 1) read = percentView(read?.text ?? text, read);
-  if (HTML_REFERENCE.test(read?.text ?? text)) read = htmlView(read?.text ?? text, read);
+  for (let round = 0; round < PERCENT_ROUNDS && (read?.text ?? text).includes('%') && PERCENT_CODE.test(read?.text ?? text); round += 1) read = percentView(read?.text ?? text, read);
+  if ((read?.text ?? text).includes('&') && HTML_REFERENCE.test(read?.text ?? text)) read = htmlView(read?.text ?? text, read);
   if (read !== null && read.text !== text) views.push(read);
   else read = null;
   const spaced = spacedView(read?.text ?? text, read);

@@ -4,6 +4,7 @@ import { scanWithRuleSet } from './secrets-rule-set.js';
 import { contextMayMatch, findContextSecrets, namesCredential } from './credential-contexts.js';
 import { CLAUSE_WORDS, PROSE_WORDS } from './prose-words.js';
 import { codeAt } from '../model/char-code.js';
+import { any, anyIgnoringCase, compileNeeds, type Clause } from './secret-prefilter.js';
 
 /**
  * Secret detectors that report ranges, run on a text and on each of its decoded views (normalise.ts):
@@ -18,13 +19,14 @@ export interface Finding {
   kind: string;
 }
 
-interface Detector {
+export interface Detector {
   readonly kind: string;
   readonly pattern: RegExp;
   /** The capture group that is the secret (default: the whole match). */
   readonly group?: number;
   /** A cheap test the text must pass before the pattern runs (most log lines hold none of the words). */
-  readonly gate?: RegExp;
+  /** A test the text must pass before the pattern runs (a RegExp, or one behind a cheaper check: gateAfter). */
+  readonly gate?: Gate;
   /** Whether this match is a secret; `m` is the whole match (a key's name in a group of its own). */
   readonly accept?: (value: string, m: RegExpExecArray) => boolean;
 }
@@ -203,15 +205,62 @@ function urlPassword(value: string, m: RegExpExecArray): boolean {
 }
 
 /** Flag names that end in a credential word (`--password-stdin` and `--token-limit` do not end in one). */
+/**
+ * A gate as the prefilter's clauses (secret-prefilter.ts: literals, looked for without compiling a regex
+ * on a process's first texts), then `regex` when the gate is more than its literals (`value[ \t]*=`).
+ * Exact: every clause names what every match of the gate holds.
+ */
+function gateOf(needs: readonly Clause[], regex?: RegExp): Gate {
+  const admits = compileNeeds(needs);
+  return regex === undefined ? { test: admits } : { test: (text) => admits(text) && regex.test(text) };
+}
+
+/**
+ * A program's gate (`mysql\w*|mariadb\w*`, `7z|7za|…`, `ldap\w+`): each alternative without its word
+ * tail is a literal every match holds; the regex decides after them.
+ */
+function programGate(source: string): Gate {
+  const literals = source.split('|').map((alternative) => alternative.replace(/\\w[*+]$/, ''));
+  let regex: RegExp | undefined;
+  const test = (text: string) => (regex ??= new RegExp(source, 'i')).test(text);
+  if (!literals.every((literal) => /^[\w-]+$/.test(literal))) return { test };
+  const admits = compileNeeds([anyIgnoringCase(...literals)]);
+  return { test: (text) => admits(text) && test(text) };
+}
+
+/** What a detector's gate is asked: whether the text may hold its context. */
+export interface Gate {
+  test(text: string): boolean;
+}
+
+/**
+ * A gate's regex tried only on a text that holds what every match of it holds (`mayHold`, read off the
+ * regex: its `-` or `<` and one of its words, lower-cased as its `i` flag compares them, a superset):
+ * the same answers, and the regex is not compiled for the texts without them (the hook redacts a few
+ * short texts on every tool call, and V8 compiles a regex on its first use).
+ */
+function gateAfter(mayHold: (text: string, lower: () => string) => boolean, regex: RegExp): Gate {
+  return {
+    test(text) {
+      let lower: string | undefined;
+      return mayHold(text, () => (lower ??= text.toLowerCase())) && regex.test(text);
+    },
+  };
+}
+
+function holdsAny(lower: string, words: readonly string[]): boolean {
+  return words.some((word) => lower.includes(word));
+}
+
 const FLAG_WORDS = 'passw(?:or)?d|passwd|pass|pwd|passphrase|storepass|keypass|secret|token|api[_-]?key|credentials?';
 /**
  * Tried once per run of `-` and word characters (the look-behind: without it the gate is quadratic on
  * `-----…`); the `-` first, so the engine skips to each `-` instead of trying every position.
  */
-const FLAG_GATE = /-(?<![\w-]-)[\w-]*?(?:pass|pwd|secret|token|api[_-]?key|credential)/i;
+const FLAG_GATE = gateAfter((text, lower) => text.includes('-') && holdsAny(lower(), ['pass', 'pwd', 'secret', 'token', 'key', 'credential']), /-(?<![\w-]-)[\w-]*?(?:pass|pwd|secret|token|api[_-]?key|credential)/i);
 /** Flag names whose value is `user:password`. */
 const USER_FLAG_WORDS = 'user|creds|credentials?|auth|login';
-const USER_FLAG_GATE = /-(?<![\w-]-)[\w-]*?(?:user|creds|credential|auth|login)|-u/i;
+const USER_FLAG_GATE = gateAfter((text, lower) => text.includes('-') && holdsAny(lower(), ['user', 'creds', 'credential', 'auth', 'login', '-u']), /-(?<![\w-]-)[\w-]*?(?:user|creds|credential|auth|login)|-u/i);
 
 /** A flag's value: quoted (group 2 inside the quotes) or bare, never the next flag or a redirection. */
 const FLAG_VALUE = String.raw`(["']?)(?![-<>|$])([^\s"'\x60]{1,200})\1`;
@@ -275,28 +324,28 @@ function passphraseValue(value: string): boolean {
 }
 
 /** Detectors of a credential by its context (a key word, a flag, a header): run only on text with such a word. */
-const CONTEXT_DETECTORS: readonly Detector[] = [
+export const CONTEXT_DETECTORS: readonly Detector[] = [
   // `pass: x`, `pass=x`, `passwd=x` as a key of its own.
-  { gate: /pass|pwd|pw/i, kind: 'password', pattern: /(?<![\w.-])(?:pass|passwd|pwd|pw)["']?[ \t]*[:=][ \t]*["']?([^\s"',;&]{3,200})/dgi, group: 1, accept: (v) => !/^\[REDACTED:/.test(v) && !/^[~/]/.test(v) },
+  { gate: gateOf([anyIgnoringCase('pass', 'pwd', 'pw')]), kind: 'password', pattern: /(?<![\w.-])(?:pass|passwd|pwd|pw)["']?[ \t]*[:=][ \t]*["']?([^\s"',;&]{3,200})/dgi, group: 1, accept: (v) => !/^\[REDACTED:/.test(v) && !/^[~/]/.test(v) },
   // `user:pass@host` with or without a scheme; the password may hold `@` (up to the last one before the host).
   // The look for a later `@` stops at 200 characters (a password is at most 200): unbounded, it made the
   // pattern quadratic on a line of `a:b@` repeated (4.3 s CPU at 120k characters; 17 ms bounded).
   // After the host: a port, a path, scp's `:path/` (`deploy:pw@git.internal:acme/app.git`) or the `: ` of a
   // message; not `host:9000,`.
-  { gate: /@/, kind: 'url_password', pattern: /(?<![\w.%+-])[\w.%+-]{1,64}:((?:[^\s:/?#"'<>@]|@(?=[^\s/?#"'<>]{0,200}@)){1,200})@(?=[\w-]+(?:\.[\w-]+)*(?::\d+)?(?:[/\s?#"']|:[\w.~-]+\/|:(?=\s|$)|$))/dg, group: 1, accept: urlPassword },
+  { gate: gateOf([any('@')]), kind: 'url_password', pattern: /(?<![\w.%+-])[\w.%+-]{1,64}:((?:[^\s:/?#"'<>@]|@(?=[^\s/?#"'<>]{0,200}@)){1,200})@(?=[\w-]+(?:\.[\w-]+)*(?::\d+)?(?:[/\s?#"']|:[\w.~-]+\/|:(?=\s|$)|$))/dg, group: 1, accept: urlPassword },
   // Cookie headers carry sessions: the whole value.
-  { gate: /cookie/i, kind: 'cookie', pattern: /\b(?:set-)?cookie["']?[ \t]*[:=][ \t]*["']?([^\n"']{4,4000})/dgi, group: 1, accept: (v) => /=/.test(v) && !/^\[REDACTED:[a-z_]+\]$/.test(v) },
+  { gate: gateOf([anyIgnoringCase('cookie')]), kind: 'cookie', pattern: /\b(?:set-)?cookie["']?[ \t]*[:=][ \t]*["']?([^\n"']{4,4000})/dgi, group: 1, accept: (v) => /=/.test(v) && !/^\[REDACTED:[a-z_]+\]$/.test(v) },
   // Headers named for a credential: `X-Api-Key: …`, `X-Auth-Token: …`, `Private-Token: …`.
-  { gate: /x-|private-token|api-?key/i, kind: 'authorization', pattern: /\b(?:x-[\w-]*(?:key|token|secret|auth)|private-token|api-key|apikey)["']?[ \t]*:[ \t]*["']?([^\s"',;]{6,})/dgi, group: 1, accept: (v) => !v.startsWith('[REDACTED:') },
+  { gate: gateOf([anyIgnoringCase('x-', 'private-token', 'api-key', 'apikey')]), kind: 'authorization', pattern: /\b(?:x-[\w-]*(?:key|token|secret|auth)|private-token|api-key|apikey)["']?[ \t]*:[ \t]*["']?([^\s"',;]{6,})/dgi, group: 1, accept: (v) => !v.startsWith('[REDACTED:') },
   // `.env` lines and environment dumps: an upper-case name with a credential word (`API_KEY_2=…`, `DB_PASS_RO=…`).
-  { gate: /PASS|PWD|SECRET|TOKEN|KEY|AUTH|CREDENTIAL|SALT/, kind: 'secret', pattern: /(?<![\w.-])([A-Z][A-Z0-9_]{1,80})["']?[ \t]*[:=][ \t]*["']?([^\s"',;&]{1,400})/dg, group: 2, accept: (v, m) => ENV_NAME.test(m[1]!) && !(/^(?:OLD)?PWD$/.test(m[1]!) && /^[~/]/.test(v)) && !v.startsWith('[REDACTED:') && !/^\$\{?\w+\}?$/.test(v) },
+  { gate: gateOf([any('PASS', 'PWD', 'SECRET', 'TOKEN', 'KEY', 'AUTH', 'CREDENTIAL', 'SALT')]), kind: 'secret', pattern: /(?<![\w.-])([A-Z][A-Z0-9_]{1,80})["']?[ \t]*[:=][ \t]*["']?([^\s"',;&]{1,400})/dg, group: 2, accept: (v, m) => ENV_NAME.test(m[1]!) && !(/^(?:OLD)?PWD$/.test(m[1]!) && /^[~/]/.test(v)) && !v.startsWith('[REDACTED:') && !/^\$\{?\w+\}?$/.test(v) },
   // `-p<password>` attached to a MySQL/MariaDB client's flag (`mysql -uroot -phunter2`).
-  { gate: /mysql|mariadb/i, kind: 'password', pattern: /\b(?:mysql\w*|mariadb\w*)\b[^\n]{0,200}?[ \t]-p(?![ \t])(["']?)([^\s"']{1,200})\1/dgi, group: 2 },
+  { gate: gateOf([anyIgnoringCase('mysql', 'mariadb')]), kind: 'password', pattern: /\b(?:mysql\w*|mariadb\w*)\b[^\n]{0,200}?[ \t]-p(?![ \t])(["']?)([^\s"']{1,200})\1/dgi, group: 2 },
   // A flag named for a credential, on any program: `--db-pass x`, `-storepass x`, `--api-key=x`, `--passphrase 'x'`.
   { gate: FLAG_GATE, kind: 'password', pattern: new RegExp(String.raw`(?<![\w-])--?[\w-]*?(?:${FLAG_WORDS})(?:[ \t]+|=)${FLAG_VALUE}`, 'dgi'), group: 2, accept: flagValue },
   // Programs whose short flag takes a password (`docker login -p x`, `sshpass -p x`, `7z -px`, `ldapsearch -w x`).
   ...PASSWORD_FLAG_PROGRAMS.map(([program, flags, spacing, gate]): Detector => ({
-    gate: new RegExp(gate ?? program, 'i'),
+    gate: programGate(gate ?? program),
     kind: 'password',
     pattern: new RegExp(String.raw`(?<![\w-])(?:${program})(?![\w-])[^\n|;&]{0,200}?[ \t](?:${flags})${spacing}${FLAG_VALUE}`, 'dg'),
     group: 2,
@@ -307,22 +356,22 @@ const CONTEXT_DETECTORS: readonly Detector[] = [
   // is a uid:gid (`docker run -u 1000:1000`).
   { gate: USER_FLAG_GATE, kind: 'password', pattern: new RegExp(String.raw`(?<![\w-])(?:--?[\w-]*?(?:${USER_FLAG_WORDS})|-[uU])(?:[ \t]+|=)["']?[^\s:%"'@/=[\]]{1,64}[:%]["']?([^\s"']{1,200}?)["']?(?=[\s"')]|$)`, 'dg'), group: 1, accept: (v) => !/^\d+$/.test(v) && !/^\[REDACTED:[a-z0-9_]+\]$/.test(v) },
   // A quoted value right after a password word: `the passphrase 'amber pistol meadow' is wrong`.
-  { gate: /pass/i, kind: 'password', pattern: /\b(?:password|passphrase|passwd|passcode)[ \t]+(["'])((?!\[REDACTED:)[^"'\n]{1,200})\1/dgi, group: 2 },
+  { gate: gateOf([anyIgnoringCase('pass')]), kind: 'password', pattern: /\b(?:password|passphrase|passwd|passcode)[ \t]+(["'])((?!\[REDACTED:)[^"'\n]{1,200})\1/dgi, group: 2 },
   // XML and HTML elements named for a credential: `<password>x</password>`, `<ns:ApiToken a="1">x</ns:ApiToken>`.
-  { gate: /<(?:[\w.-]+:)?[\w.-]*?(?:pass|pwd|secret|token|key|credential)/i, kind: 'password', pattern: new RegExp(String.raw`<(?:[\w.-]+:)?[\w.-]*?(?:${MARKUP_WORDS})(?:[ \t][^<>]{0,200})?>[ \t]*([^<\n]{1,400}?)[ \t]*(?=</|$)`, 'dgi'), group: 1, accept: elementValue },
+  { gate: gateAfter((text, lower) => text.includes('<') && holdsAny(lower(), ['pass', 'pwd', 'secret', 'token', 'key', 'credential']), /<(?:[\w.-]+:)?[\w.-]*?(?:pass|pwd|secret|token|key|credential)/i), kind: 'password', pattern: new RegExp(String.raw`<(?:[\w.-]+:)?[\w.-]*?(?:${MARKUP_WORDS})(?:[ \t][^<>]{0,200})?>[ \t]*([^<\n]{1,400}?)[ \t]*(?=</|$)`, 'dgi'), group: 1, accept: elementValue },
   // Attributes that name a credential and carry its value: `<add key="DbPassword" value="x"/>`, `<input type="password" value="x">`.
-  { gate: /value[ \t]*=/i, kind: 'password', pattern: new RegExp(String.raw`\b(?:key|name|id|type|property)[ \t]*=[ \t]*["'][^"'<>]*?(?:${MARKUP_WORDS})[^"'<>]*["'][^<>]{0,200}?\bvalue[ \t]*=[ \t]*(["'])([^"'\n]{1,400})\1`, 'dgi'), group: 2, accept: markupValue },
+  { gate: gateOf([anyIgnoringCase('value'), any('=')], /value[ \t]*=/i), kind: 'password', pattern: new RegExp(String.raw`\b(?:key|name|id|type|property)[ \t]*=[ \t]*["'][^"'<>]*?(?:${MARKUP_WORDS})[^"'<>]*["'][^<>]{0,200}?\bvalue[ \t]*=[ \t]*(["'])([^"'\n]{1,400})\1`, 'dgi'), group: 2, accept: markupValue },
   // Elements whose key or name attribute names a credential and whose text is its value: Java properties XML
   // `<entry key="db.password">x</entry>`, Spring/Hibernate `<property name="connection.password">x</property>`.
-  { gate: /(?:key|name|id|property)[ \t]*=/i, kind: 'password', pattern: /<[\w.:-]+[ \t][^<>]*?\b(?:key|name|id|property)[ \t]*=[ \t]*["']([^"'<>]{1,200})["'][^<>]{0,200}?(?<!\/)>[ \t]*([^<\n]{1,400}?)[ \t]*(?=<\/)/dgi, group: 2, accept: (value, m) => namesCredential(m[1]!) && markupValue(value) },
+  { gate: gateOf([anyIgnoringCase('key', 'name', 'id', 'property'), any('=')], /(?:key|name|id|property)[ \t]*=/i), kind: 'password', pattern: /<[\w.:-]+[ \t][^<>]*?\b(?:key|name|id|property)[ \t]*=[ \t]*["']([^"'<>]{1,200})["'][^<>]{0,200}?(?<!\/)>[ \t]*([^<\n]{1,400}?)[ \t]*(?=<\/)/dgi, group: 2, accept: (value, m) => namesCredential(m[1]!) && markupValue(value) },
   // A passphrase of words after a credential word: `passphrase is orbit velvet canyon`, `password: correct horse battery`.
-  { gate: /pass|pwd|pin\b/i, kind: 'password', pattern: PASSPHRASE, group: 1, accept: passphraseValue },
+  { gate: gateOf([anyIgnoringCase('pass', 'pwd', 'pin')], /pass|pwd|pin\b/i), kind: 'password', pattern: PASSPHRASE, group: 1, accept: passphraseValue },
   // `using password hunter2x`, `with password: x`, `AUTH x` (redis): a value with a digit or mixed case.
-  { gate: /passw|passph/i, kind: 'password', pattern: /\b(?:password|passphrase|passwd)(?:[ \t]+(?:is|was))?[ \t]+["']?(?!\()([^\s"',;]{6,200})/dgi, group: 1, accept: credentialLike },
-  { gate: /AUTH/, kind: 'password', pattern: /\b(?:AUTH)[ \t]+(?:\w+[ \t]+)?["']?([^\s"',;]{6,200})/dg, group: 1, accept: credentialLike },
+  { gate: gateOf([anyIgnoringCase('passw', 'passph')]), kind: 'password', pattern: /\b(?:password|passphrase|passwd)(?:[ \t]+(?:is|was))?[ \t]+["']?(?!\()([^\s"',;]{6,200})/dgi, group: 1, accept: credentialLike },
+  { gate: gateOf([any('AUTH')]), kind: 'password', pattern: /\b(?:AUTH)[ \t]+(?:\w+[ \t]+)?["']?([^\s"',;]{6,200})/dg, group: 1, accept: credentialLike },
   // redis.conf's `requirepass <pw>` / `masterauth <pw>`: a directive whose one argument is the password, so a
   // word of lower-case letters is the password too (not the next word of a sentence).
-  { gate: /requirepass|masterauth/, kind: 'password', pattern: /\b(?:requirepass|masterauth)[ \t]+["']?([^\s"',;]{1,200})/dg, group: 1, accept: directiveValue },
+  { gate: gateOf([any('requirepass', 'masterauth')]), kind: 'password', pattern: /\b(?:requirepass|masterauth)[ \t]+["']?([^\s"',;]{1,200})/dg, group: 1, accept: directiveValue },
 ];
 
 /** The argument of a directive that takes a password: anything but a marker, a URL or a word that reads as prose about it. */
@@ -370,7 +419,7 @@ const isTokenCode = (c: number): boolean =>
  * the long runs of most log lines, and a token has a long segment of its own.
  */
 export function tokenRuns(text: string): TokenRuns {
-  const runs: TokenRuns = { long: false, medium: false, keyRun: false, shortToken: false, ruleSet: /:\/\/|-----BEGIN|PRIVATE KEY/.test(text), base64: false };
+  const runs: TokenRuns = { long: false, medium: false, keyRun: false, shortToken: false, ruleSet: text.includes('://') || text.includes('-----BEGIN') || text.includes('PRIVATE KEY'), base64: false };
   let length = 0;
   let segment = 0;
   let digit = false;
@@ -448,7 +497,7 @@ function run(detector: Detector, text: string, out: Finding[]): void {
 const CONTEXT_LITERALS = /@|x-|cookie|-u|user|creds|login|mysql|mariadb|sshpass|mongo|redis-cli|sqlcmd|bcp|osql|isql|zip|7z|rar|ldap|mosquitto_|pass|pwd|pw|pin|secret|token|key|auth|credential|salt|value|name|id|property|requirepass|masterauth/i;
 
 /** The context detectors' gates, for the test that holds CONTEXT_LITERALS to them. */
-export const CONTEXT_GATES: readonly RegExp[] = CONTEXT_DETECTORS.map((detector) => detector.gate ?? /[\s\S]/);
+export const CONTEXT_GATES: readonly Gate[] = CONTEXT_DETECTORS.map((detector) => detector.gate ?? /[\s\S]/);
 
 /**
  * Whether a detector that finds a secret by its context (a key word, a flag, a program that takes a

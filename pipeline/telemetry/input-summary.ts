@@ -44,7 +44,8 @@ export function summarizeInput(tool: string, input: unknown, options: SummaryOpt
  */
 export function capSummary(text: string): string | undefined {
   const bounded = text.length > 8 * MAX_SUMMARY_CHARS ? text.slice(0, 8 * MAX_SUMMARY_CHARS) : text;
-  const clean = redact(oneLine(bounded)).replace(HOME_PATH, '~');
+  const redacted = redact(oneLine(bounded));
+  const clean = mayNameHome(redacted) ? redacted.replace(HOME_PATH, '~') : redacted;
   if (clean === '') return undefined;
   if (clean.length <= MAX_SUMMARY_CHARS) return clean;
   const cut = isHighSurrogate(clean, MAX_SUMMARY_CHARS - 2) ? MAX_SUMMARY_CHARS - 2 : MAX_SUMMARY_CHARS - 1;
@@ -53,12 +54,24 @@ export function capSummary(text: string): string | undefined {
 
 /** A home folder names a person: `/home/alice/x` is written `~/x` (as templates/signature.ts does for messages). */
 const HOME_PATH = /(?:\/(?:Users|home)\/|[A-Za-z]:\\Users\\)[^/\\\s'"`]+/g;
+/** Every match of HOME_PATH holds one of these (the hook summarises a call on each tool call: no regex compiled for the others). */
+function mayNameHome(text: string): boolean {
+  return text.includes('/Users/') || text.includes('/home/') || text.includes(':\\Users\\');
+}
 
 /**
  * Line continuations joined, other line breaks shown as `; ` (what they mean between shell commands),
  * runs of blanks as one space. Heredoc bodies (a file's content, not the call) and comment lines go.
  */
-function oneLine(text: string): string {
+export function oneLine(text: string): string {
+  // One line of words with single blanks (most commands): oneLineFull changes nothing but its ends, and
+  // its patterns are not compiled for it (the hook summarises a call on each tool call).
+  if (!['\n', '#', '<<', ';', '  ', '\t', '\f', '\v'].some((mark) => text.includes(mark))) return text.trim();
+  return oneLineFull(text);
+}
+
+/** oneLine without its shortcut (exported for the test that holds the shortcut to it). */
+export function oneLineFull(text: string): string {
   return withoutHeredocBodies(text)
     .replace(/\\\r?\n/g, ' ')
     .split('\n')

@@ -29,7 +29,16 @@ export function toolFamily(toolName: string, inputSummary?: string, errorMessage
 
 /** Tools that run a shell command line (Claude Code's `Bash`, mini-swe-agent's `bash`, other agents' names). */
 export function isShellTool(toolName: string): boolean {
-  return SHELL_TOOL.test(toolName);
+  return mayNameShell(toolName.toLowerCase()) && SHELL_TOOL.test(toolName);
+}
+
+/**
+ * Every name SHELL_TOOL takes holds `sh` (bash, zsh, shell, pwsh…), `terminal`, `cmd` or `command`: a
+ * name without them (Read, Edit, WebFetch) is not a shell's, and the pattern is not compiled for it (the
+ * hook asks this of a failure's tool on a call).
+ */
+function mayNameShell(lower: string): boolean {
+  return lower.includes('sh') || lower.includes('terminal') || lower.includes('cmd') || lower.includes('command');
 }
 
 const SHELL_TOOL = /^(?:(?:ba|z|da|k|c|tc|fi)?sh|shell|terminal|powershell|pwsh|(?:run|exec(?:ute)?)[_-]?(?:shell[_-]?)?(?:bash|command|cmd|shell)|(?:bash|shell)[_-]?(?:tool|command|exec))$/i;

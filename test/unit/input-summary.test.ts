@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseClaudeCodeHook } from '../../pipeline/telemetry/claude-code-hook.js';
 import { readClaudeCodeCalls } from '../../pipeline/telemetry/import-claude-code.js';
-import { capSummary, MAX_SUMMARY_CHARS, summarizeInput } from '../../pipeline/telemetry/input-summary.js';
+import { capSummary, MAX_SUMMARY_CHARS, oneLine, oneLineFull, summarizeInput } from '../../pipeline/telemetry/input-summary.js';
 import { tempDir } from '../helpers/temp.js';
 
 describe('summarizeInput: the call itself, short', () => {
@@ -97,5 +97,18 @@ describe('input_summary from the Claude Code hook and transcript importer', () =
     const events = [];
     for await (const item of readClaudeCodeCalls(file)) if (item.kind === 'call') events.push(item.event);
     expect(events).toEqual([expect.objectContaining({ tool_name: 'Edit', input_summary: 'README.md' })]);
+  });
+});
+
+describe('a one-line command takes the shortcut, with the same summary', () => {
+  it('oneLine equals oneLineFull on commands of words, blanks, quotes, comments, heredocs and line breaks', () => {
+    const piece = fc.constantFrom('ls', 'git', 'push', ' ', '  ', '\t', '\n', '\r', '\\\n', '#', ' # c', ';', '; ', '&&', '|', '<<', "<<'EOF'", 'EOF', '"', "'", 'a=b', '\u00a0', '\f', '\v', 'then', '{', '(');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (parts) => {
+        const text = parts.join('');
+        expect(oneLine(text)).toBe(oneLineFull(text));
+      }),
+      { seed: 20_261_128, numRuns: 5000 },
+    );
   });
 });

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { redact, shapeDetectors } from '../../pipeline/safety/redact.js';
-import { BYPASS, compileAnyOf, compileNeeds, type Needs } from '../../pipeline/safety/secret-prefilter.js';
+import { BYPASS, compileAnyOf, compileNeeds, LITERAL_CALLS, type Needs } from '../../pipeline/safety/secret-prefilter.js';
 import { RULE_SET_NEEDS, RULE_SET_VERSION } from '../../pipeline/safety/rule-set-needs.js';
 import { loadSecretRuleSet, ruleSetDetectors, scanWithRuleSet } from '../../pipeline/safety/secrets-rule-set.js';
 import { vendorSecrets } from '../fixtures/secret-corpus.js';
@@ -156,6 +156,37 @@ describe('the secret prefilter never skips a detector that would have changed th
     // The end-to-end view of the two properties above, on the corpus itself.
     for (const text of CORPUS) expect(redact(text)).toContain('[REDACTED:');
     for (const id of ['38a907d090402c80', 's-2026-10-01-1-7da284', '0f8fad5b-d9cb-469f-a165-70867728950e']) expect(redact(id)).toBe(id);
+  });
+});
+
+describe('a compiled test looks for its literals before it compiles them (the hook never compiles one)', () => {
+  const NEEDS: readonly Needs[] = [...SHAPES.map((s) => s.needs), ...Object.values(RULE_SET_NEEDS)].filter((n) => n !== BYPASS);
+  /** The regex a clause stood for before: its literals, escaped, `i` when it ignores case. */
+  const regexAdmits = (needs: Needs) => (text: string) =>
+    needs === BYPASS || needs.every((clause) => new RegExp(clause.anyOf.map((l) => l.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')).join('|'), clause.ignoreCase ? 'i' : '').test(text));
+
+  it('answers as the regex does on ASCII text, before and after it moves to the regex', () => {
+    const tests = NEEDS.map((needs) => ({ admits: compileNeeds(needs), regex: regexAdmits(needs) }));
+    const texts = fc.sample(textArb, { seed: SEED, numRuns: 3 * LITERAL_CALLS }).filter((text) => /^[\x00-\x7f]*$/.test(text));
+    expect(texts.length).toBeGreaterThan(2 * LITERAL_CALLS);
+    let admitted = 0;
+    for (const text of texts) {
+      for (const { admits, regex } of tests) {
+        expect(admits(text), JSON.stringify(text)).toBe(regex(text));
+        if (regex(text)) admitted += 1;
+      }
+    }
+    expect(admitted).toBeGreaterThan(0);
+  });
+
+  it('never admits fewer texts than the regex: a non-ASCII letter that lower-cases to ASCII (the Kelvin sign) is admitted, never refused', () => {
+    const needs: Needs = [{ anyOf: ['key'], ignoreCase: true }];
+    const admits = compileNeeds(needs);
+    const regex = regexAdmits(needs);
+    for (const text of ['api_KEY=1', 'a \u212aey', 'kEy', '\u0130key', 'none']) expect(admits(text) || !regex(text)).toBe(true);
+    expect(compileNeeds(needs)('\u212aey')).toBe(true);
+    expect(compileAnyOf([needs, [{ anyOf: ['ghp_'] }]])('x ghp_ y')).toBe(true);
+    expect(compileAnyOf([needs, [{ anyOf: ['ghp_'] }]])('x GHP_ y')).toBe(false);
   });
 });
 

@@ -126,3 +126,14 @@ describe('the secretlint rule set, run synchronously', () => {
     expect(redact(content)).not.toContain(token);
   });
 });
+
+describe('stripInvisible on ASCII (read by character code before any pattern)', () => {
+  it('drops every C0 control but tab and line breaks, and DEL; keeps every printable character', () => {
+    for (let c = 0; c < 128; c += 1) {
+      const ch = String.fromCharCode(c);
+      const kept = c === 9 || c === 10 || c === 13 || (c >= 0x20 && c < 0x7f);
+      expect(stripInvisible(`a${ch}b`), `code ${c}`).toBe(kept ? `a${ch}b` : 'ab');
+    }
+    expect(stripInvisible('ls -la \u001b[31mred\u001b[0m')).toBe('ls -la red');
+  });
+});

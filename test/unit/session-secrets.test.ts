@@ -252,6 +252,26 @@ describe('which successful calls are read for values', () => {
     );
   });
 
+  it('a context detector\'s gate admits every text its pattern matches (the gates look for literals first)', async () => {
+    const { CONTEXT_DETECTORS } = await import('../../pipeline/safety/secrets.js');
+    const pieces = ['mysql', 'MariaDB', 'mysqldump', 'sshpass', 'docker', ' login', 'mongosh', 'redis-cli', 'sqlcmd', 'bcp', 'unzip', '7z', 'unrar', 'ldapsearch', 'mosquitto_pub', '-p', '-P', '-u', '-w', '-a', '--', '--password', 'Cookie', 'set-cookie', '@', 'user', 'creds', 'AUTH', 'PASS', 'pwd', 'pin', 'SALT', '<', '>', '</', 'password', 'passphrase', 'value', 'Value', ' = ', '=', '"', "'", 'key', 'name=', 'id', 'property', 'x', ' ', ':', 'q', 'hunter2pw', 'S3cr3tValue9', '--db-', 'requirepass', 'masterauth', 'Token', 'SECRET', 'API_KEY', 'x-api-key', 'apikey', 'private-token'];
+    const matched = new Set<number>();
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { minLength: 1, maxLength: 9 }), (parts) => {
+        const text = parts.join('');
+        CONTEXT_DETECTORS.forEach((detector, i) => {
+          detector.pattern.lastIndex = 0;
+          if (detector.gate === undefined || !detector.pattern.test(text)) return;
+          matched.add(i);
+          expect(detector.gate.test(text), `${detector.kind} #${i} matches ${JSON.stringify(text)}`).toBe(true);
+        });
+      }),
+      { seed: 20_261_128, numRuns: 6_000 },
+    );
+    // The texts reach half of the gated detectors (the others need longer values than these pieces make).
+    expect(matched.size).toBeGreaterThanOrEqual(12);
+  });
+
   it('a call with a credential flag is read; a plain command is not redacted at all', async () => {
     const { mayGiveValueAway } = await import('../../pipeline/safety/cross-field.js');
     expect(mayGiveValueAway('db login --password bakotimu')).toBe(true);

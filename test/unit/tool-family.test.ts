@@ -164,3 +164,19 @@ describe('programOf and normalizeProgram', () => {
     expect(['base64', 'bzip2', 'sha256sum', 'x264', 'lz4', 'k3s'].map(normalizeProgram)).toEqual(['base64', 'bzip2', 'sha256sum', 'x264', 'lz4', 'k3s']);
   });
 });
+
+describe('isShellTool answers from the name alone, for every shape of a shell tool name', () => {
+  // The language of its pattern, spelt out: the check before the pattern must let every one of them through.
+  const runLike = ['run', 'exec', 'execute'].flatMap((verb) => ['', '_', '-'].flatMap((sep) => ['', 'shell', 'shell_', 'shell-'].flatMap((mid) => ['bash', 'command', 'cmd', 'shell'].map((end) => `${verb}${sep}${mid}${end}`))));
+  const toolLike = ['bash', 'shell'].flatMap((head) => ['', '_', '-'].flatMap((sep) => ['tool', 'command', 'exec'].map((end) => `${head}${sep}${end}`)));
+  const names = [...['', 'ba', 'z', 'da', 'k', 'c', 'tc', 'fi'].map((p) => `${p}sh`), 'shell', 'terminal', 'powershell', 'pwsh', ...runLike, ...toolLike];
+
+  it.each(['lower', 'upper', 'capitalised'] as const)('takes each name of a shell tool, %s', (how) => {
+    const cased = names.map((n) => (how === 'lower' ? n : how === 'upper' ? n.toUpperCase() : n[0]!.toUpperCase() + n.slice(1)));
+    expect(cased.filter((n) => !isShellTool(n))).toEqual([]);
+  });
+
+  it('refuses the names that are not a shell\'s', () => {
+    for (const name of ['Read', 'Edit', 'WebFetch', 'Glob', 'Grep', 'Task', 'mcp__github__list_prs', 'git_push', 'shellcheck', 'bash2', 'run_tests']) expect(isShellTool(name), name).toBe(false);
+  });
+});
