@@ -105,19 +105,24 @@ export function readsAsRandomLetters(part: string): boolean {
 }
 
 /**
- * Whether an identifier holds a secret. Session ids and input hashes are checked per distinct value on
- * the hot path, and hold no key words or separators a context shape needs: for them, a vendor token or
- * a random-looking part, long or short as the text detectors read them, is enough (a `=` or `:` sends them through the whole redactor).
+ * Whether an identifier holds a secret: the whole redactor says so. Input hashes are the exception, checked
+ * on every line (they hardly repeat) and holding no key words or separators a context shape needs: for them,
+ * a vendor token or a random-looking part is enough, in the hash as written and with its separators taken
+ * out (a token spread as `A-K-I-A-…`); a `=` or `:` sends them through the whole redactor too. Session ids
+ * go through the redactor (a night has few; the cheap path kept a dash-spread token, found at the eleventh
+ * session): the usual ones, UUIDs and hex, never get here (PLAIN_ID).
  */
 function holdsSecret(field: IdentifierField, raw: string): boolean {
-  if ((field === 'session_id' || field === 'input_hash') && !/[=:]/.test(raw)) {
-    const found: Finding[] = [];
-    // The redactor's own gate (findSecrets): no vendor token without a run of 15 token characters, and the
-    // vendors' one large pattern is not compiled for a short name (the hook checks every session id it writes).
-    if (tokenRuns(raw).long) runVendors(raw, found);
-    return found.length > 0 || raw.split(/[-_.+]+/).some(looksLikeSecretPart);
-  }
+  if (field === 'input_hash' && !/[=:]/.test(raw)) return vendorOrRandom(raw) || (/[-_.+]/.test(raw) && vendorOrRandom(raw.replace(/[-_.+]+/g, '')));
   return redact(raw) !== raw;
+}
+
+function vendorOrRandom(text: string): boolean {
+  const found: Finding[] = [];
+  // The redactor's own gate (findSecrets): no vendor token without a run of 15 token characters, and the
+  // vendors' one large pattern is not compiled for a short text.
+  if (tokenRuns(text).long) runVendors(text, found);
+  return found.length > 0 || text.split(/[-_.+]+/).some(looksLikeSecretPart);
 }
 
 /** The placeholder for a refused identifier: its field and 24 bits of a hash of it (`tool-3f2a9c`). */

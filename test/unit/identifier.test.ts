@@ -46,6 +46,11 @@ describe('identifiers follow a grammar', () => {
     // A bare short key (16 to 23 random letters and digits) as an id: the text detectors call it a secret too.
     ['input_hash', 'q8W2e4R6t8Y0u2I4o6P8', 'secret'],
     ['session_id', 'run-q8W2e4R6t8Y0u2I4o6P8', 'secret'],
+    // A token spread out by separators, one character each: the redactor reads it; so do the id checks.
+    ['session_id', token.split('').join('-'), 'secret'],
+    ['session_id', 'AKIAIOSFODNN7EXAMPLE'.split('').join('.'), 'secret'],
+    ['input_hash', token.split('').join('-'), 'secret'],
+    ['input_hash', 'AKIAIOSFODNN7EXAMPLE'.split('').join('_'), 'secret'],
   ] as const)('%s %s is refused (%s)', (field, raw, problem) => {
     expect(identifierProblem(field, raw)).toBe(problem);
     const stored = safeIdentifier(field, raw);
