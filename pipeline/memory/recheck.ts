@@ -19,11 +19,20 @@ export interface RecheckResult {
   checked: Record<string, string>;
 }
 
+// Per policy object: plan marks every rule it writes with the fingerprint, and serialising and hashing the
+// whole policy (its rules and command lists) for each of them was most of the plan stage on 45 drafts.
+const fingerprints = new WeakMap<SafetyPolicy, string>();
+
 /** A fingerprint of the policy's rules: when it changes, every rule in memory is checked again. */
 export function policyFingerprint(policy: SafetyPolicy): string {
-  // The command policy is part of it: a tightened command list re-checks yesterday's model-written rules too.
-  const checked = policy.commands === undefined ? policy.rules : [policy.rules, policy.commands];
-  return createHash('sha256').update(JSON.stringify(checked)).digest('hex').slice(0, 16);
+  let fingerprint = fingerprints.get(policy);
+  if (fingerprint === undefined) {
+    // The command policy is part of it: a tightened command list re-checks yesterday's model-written rules too.
+    const checked = policy.commands === undefined ? policy.rules : [policy.rules, policy.commands];
+    fingerprint = createHash('sha256').update(JSON.stringify(checked)).digest('hex').slice(0, 16);
+    fingerprints.set(policy, fingerprint);
+  }
+  return fingerprint;
 }
 
 /**
