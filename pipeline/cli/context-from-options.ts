@@ -4,7 +4,8 @@ import { systemClock, type Clock } from '../io/clock.js';
 import { confineFs } from '../io/confine.js';
 import { nodeFs, type FsPort } from '../io/fs.js';
 import { packageRoot } from '../io/paths.js';
-import { simpleGitPort, type GitPort } from '../io/git.js';
+import type { GitPort } from '../io/git.js';
+import { lazyGitPort } from '../io/lazy-git.js';
 import { workerRangeFolder, type RangeFolderPort } from '../ingest/range-folder.js';
 import { stripControls } from '../model/control-chars.js';
 import { errors } from '../model/errors.js';
@@ -33,7 +34,7 @@ export function defaultDeps(): CliDeps {
   quietWhenReaderLeaves(process.stderr);
   return {
     fs: nodeFs,
-    git: simpleGitPort,
+    git: lazyGitPort,
     clock: systemClock,
     env: process.env,
     cwd: process.cwd(),

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import type { PartialFold, RangeRequest, RangeStart } from './merge.js';
 import { packageRoot } from '../io/paths.js';
 
@@ -54,6 +54,8 @@ export function workerRangeFolder(): RangeFolderPort | null {
     start(request, onProgress) {
       // No environment (it holds API keys the fold never needs), and a heap bound: a worker that runs out
       // of it fails, and the main thread reads its part instead.
+      // Loaded here, not with the module: only a night large enough for a second thread starts one.
+      const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
       const worker = new Worker(script, { workerData: request, env: {}, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_MB } });
       let ready = false;
       const result = new Promise<PartialFold | null>((done) => {

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { createGunzip } from 'node:zlib';
+import { createRequire } from 'node:module';
 import { SleepCycleError } from '../model/errors.js';
 import { LineSplitter, type RawLine, type ReadLinesOptions } from './line-reader.js';
 
@@ -23,6 +23,8 @@ async function* inflate(path: string, stopAt = Number.POSITIVE_INFINITY): AsyncG
   const source = createReadStream(path);
   let compressed = 0;
   source.on('data', (chunk) => (compressed += chunk.length));
+  // Loaded here, not with the module: only a rotated `.gz` copy needs zlib.
+  const { createGunzip } = createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib');
   const stream = source.pipe(createGunzip());
   let position = 0;
   try {
