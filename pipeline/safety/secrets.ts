@@ -24,8 +24,7 @@ export interface Detector {
   readonly pattern: RegExp;
   /** The capture group that is the secret (default: the whole match). */
   readonly group?: number;
-  /** A cheap test the text must pass before the pattern runs (most log lines hold none of the words). */
-  /** A test the text must pass before the pattern runs (a RegExp, or one behind a cheaper check: gateAfter). */
+  /** A cheap test the text must pass before the pattern runs (most log lines hold none of the words): gateOf. */
   readonly gate?: Gate;
   /** Whether this match is a secret; `m` is the whole match (a key's name in a group of its own). */
   readonly accept?: (value: string, m: RegExpExecArray) => boolean;
@@ -204,7 +203,6 @@ function urlPassword(value: string, m: RegExpExecArray): boolean {
   return scheme || !/^[a-z]{1,16}$/.test(value);
 }
 
-/** Flag names that end in a credential word (`--password-stdin` and `--token-limit` do not end in one). */
 /**
  * A gate as the prefilter's clauses (secret-prefilter.ts: literals, looked for without compiling a regex
  * on a process's first texts), then `regex` when the gate is more than its literals (`value[ \t]*=`).
@@ -233,34 +231,16 @@ export interface Gate {
   test(text: string): boolean;
 }
 
-/**
- * A gate's regex tried only on a text that holds what every match of it holds (`mayHold`, read off the
- * regex: its `-` or `<` and one of its words, lower-cased as its `i` flag compares them, a superset):
- * the same answers, and the regex is not compiled for the texts without them (the hook redacts a few
- * short texts on every tool call, and V8 compiles a regex on its first use).
- */
-function gateAfter(mayHold: (text: string, lower: () => string) => boolean, regex: RegExp): Gate {
-  return {
-    test(text) {
-      let lower: string | undefined;
-      return mayHold(text, () => (lower ??= text.toLowerCase())) && regex.test(text);
-    },
-  };
-}
-
-function holdsAny(lower: string, words: readonly string[]): boolean {
-  return words.some((word) => lower.includes(word));
-}
-
+/** Flag names that end in a credential word (`--password-stdin` and `--token-limit` do not end in one). */
 const FLAG_WORDS = 'passw(?:or)?d|passwd|pass|pwd|passphrase|storepass|keypass|secret|token|api[_-]?key|credentials?';
 /**
  * Tried once per run of `-` and word characters (the look-behind: without it the gate is quadratic on
  * `-----…`); the `-` first, so the engine skips to each `-` instead of trying every position.
  */
-const FLAG_GATE = gateAfter((text, lower) => text.includes('-') && holdsAny(lower(), ['pass', 'pwd', 'secret', 'token', 'key', 'credential']), /-(?<![\w-]-)[\w-]*?(?:pass|pwd|secret|token|api[_-]?key|credential)/i);
+const FLAG_GATE = gateOf([any('-'), anyIgnoringCase('pass', 'pwd', 'secret', 'token', 'key', 'credential')], /-(?<![\w-]-)[\w-]*?(?:pass|pwd|secret|token|api[_-]?key|credential)/i);
 /** Flag names whose value is `user:password`. */
 const USER_FLAG_WORDS = 'user|creds|credentials?|auth|login';
-const USER_FLAG_GATE = gateAfter((text, lower) => text.includes('-') && holdsAny(lower(), ['user', 'creds', 'credential', 'auth', 'login', '-u']), /-(?<![\w-]-)[\w-]*?(?:user|creds|credential|auth|login)|-u/i);
+const USER_FLAG_GATE = gateOf([any('-'), anyIgnoringCase('user', 'creds', 'credential', 'auth', 'login', '-u')], /-(?<![\w-]-)[\w-]*?(?:user|creds|credential|auth|login)|-u/i);
 
 /** A flag's value: quoted (group 2 inside the quotes) or bare, never the next flag or a redirection. */
 const FLAG_VALUE = String.raw`(["']?)(?![-<>|$])([^\s"'\x60]{1,200})\1`;
@@ -358,7 +338,7 @@ export const CONTEXT_DETECTORS: readonly Detector[] = [
   // A quoted value right after a password word: `the passphrase 'amber pistol meadow' is wrong`.
   { gate: gateOf([anyIgnoringCase('pass')]), kind: 'password', pattern: /\b(?:password|passphrase|passwd|passcode)[ \t]+(["'])((?!\[REDACTED:)[^"'\n]{1,200})\1/dgi, group: 2 },
   // XML and HTML elements named for a credential: `<password>x</password>`, `<ns:ApiToken a="1">x</ns:ApiToken>`.
-  { gate: gateAfter((text, lower) => text.includes('<') && holdsAny(lower(), ['pass', 'pwd', 'secret', 'token', 'key', 'credential']), /<(?:[\w.-]+:)?[\w.-]*?(?:pass|pwd|secret|token|key|credential)/i), kind: 'password', pattern: new RegExp(String.raw`<(?:[\w.-]+:)?[\w.-]*?(?:${MARKUP_WORDS})(?:[ \t][^<>]{0,200})?>[ \t]*([^<\n]{1,400}?)[ \t]*(?=</|$)`, 'dgi'), group: 1, accept: elementValue },
+  { gate: gateOf([any('<'), anyIgnoringCase('pass', 'pwd', 'secret', 'token', 'key', 'credential')], /<(?:[\w.-]+:)?[\w.-]*?(?:pass|pwd|secret|token|key|credential)/i), kind: 'password', pattern: new RegExp(String.raw`<(?:[\w.-]+:)?[\w.-]*?(?:${MARKUP_WORDS})(?:[ \t][^<>]{0,200})?>[ \t]*([^<\n]{1,400}?)[ \t]*(?=</|$)`, 'dgi'), group: 1, accept: elementValue },
   // Attributes that name a credential and carry its value: `<add key="DbPassword" value="x"/>`, `<input type="password" value="x">`.
   { gate: gateOf([anyIgnoringCase('value'), any('=')], /value[ \t]*=/i), kind: 'password', pattern: new RegExp(String.raw`\b(?:key|name|id|type|property)[ \t]*=[ \t]*["'][^"'<>]*?(?:${MARKUP_WORDS})[^"'<>]*["'][^<>]{0,200}?\bvalue[ \t]*=[ \t]*(["'])([^"'\n]{1,400})\1`, 'dgi'), group: 2, accept: markupValue },
   // Elements whose key or name attribute names a credential and whose text is its value: Java properties XML
