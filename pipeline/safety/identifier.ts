@@ -1,4 +1,5 @@
 import { sha256Hex } from '../model/sha256.js';
+import { decodeHexText } from './normalise.js';
 import { redact } from './redact.js';
 import { looksLikeSecretPart, looksLikeSecretToken, runVendors, tokenRuns, type Finding } from './secrets.js';
 
@@ -21,11 +22,18 @@ const PLACEHOLDER_PREFIX: Record<IdentifierField, string> = { tool_name: 'tool',
 const NAME = /^[A-Za-z][A-Za-z0-9]*(?:(?:__?|[.:+-])[A-Za-z0-9]+)*$/;
 /** Categories may also start with a digit (`404`). */
 const CATEGORY = /^[A-Za-z0-9][A-Za-z0-9]*(?:(?:__?|[.:+-])[A-Za-z0-9]+)*$/;
+/** Hex of 12 bytes or more that decodes to printable text. */
+function hexText(raw: string): boolean {
+  return raw.length >= 24 && /^[0-9a-f]+$/i.test(raw) && decodeHexText(raw) !== null;
+}
+
 /** Hex digests and UUIDs: the usual input hashes and session ids, accepted without further checks. */
 const PLAIN_ID = /^(?:[0-9a-f]{8,64}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
 /** Whether an id is a hex digest or a UUID (a secret only when it appears as one elsewhere, see cross-field.ts). */
 export function isPlainId(raw: string): boolean {
-  return PLAIN_ID.test(raw);
+  // A digest is random bytes: hex that decodes to text (`70617373776f72643d…` is `password=…`) is an
+  // encoding, not a digest, and goes through the checks (found by a helper's attacks, eleventh session).
+  return PLAIN_ID.test(raw) && !hexText(raw);
 }
 /** Session ids and input hashes: opaque tokens (UUIDs, hex, `s-2026-11-15-a`), at most 128 characters. */
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.:+=-]*$/;
@@ -67,7 +75,7 @@ function isPrototypeName(name: string): boolean {
 /** Why an identifier is refused; null when it follows the grammar and carries nothing. */
 export function identifierProblem(field: IdentifierField, raw: string): string | null {
   if (raw.length === 0 || raw.length > MAX_LENGTH[field]) return 'length';
-  if ((field === 'input_hash' || field === 'session_id') && PLAIN_ID.test(raw)) return null;
+  if ((field === 'input_hash' || field === 'session_id') && isPlainId(raw)) return null;
   const grammar = field === 'tool_name' || field === 'agent' ? NAME : field === 'error_category' ? CATEGORY : ID;
   if (!grammar.test(raw)) return 'grammar';
   if (isPrototypeName(raw)) return 'prototype';
@@ -113,7 +121,7 @@ export function readsAsRandomLetters(part: string): boolean {
  * session): the usual ones, UUIDs and hex, never get here (PLAIN_ID).
  */
 function holdsSecret(field: IdentifierField, raw: string): boolean {
-  if (field === 'input_hash' && !/[=:]/.test(raw)) return vendorOrRandom(raw) || (/[-_.+]/.test(raw) && vendorOrRandom(raw.replace(/[-_.+]+/g, '')));
+  if (field === 'input_hash' && !/[=:]/.test(raw) && !hexText(raw)) return vendorOrRandom(raw) || (/[-_.+]/.test(raw) && vendorOrRandom(raw.replace(/[-_.+]+/g, '')));
   return redact(raw) !== raw;
 }
 
@@ -154,7 +162,7 @@ export class IdentifierGuard {
     const last = this.last[field];
     if (last !== null && last[0] === raw) return last[1];
     // Input hashes hardly repeat: a hex digest passes at once, without filling the memo.
-    if (field === 'input_hash' && PLAIN_ID.test(raw) && raw.length <= MAX_LENGTH.input_hash) return raw;
+    if (field === 'input_hash' && isPlainId(raw) && raw.length <= MAX_LENGTH.input_hash) return raw;
     const clean = this.lookup(field, raw);
     this.last[field] = [raw, clean];
     return clean;

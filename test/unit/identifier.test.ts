@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { createHash } from 'node:crypto';
 import { GATED_PATTERNS, IdentifierGuard, identifierProblem, placeholder, readsAsInstruction, safeIdentifier } from '../../pipeline/safety/identifier.js';
 import { ClusterBuilder, failureCategory } from '../../pipeline/ingest/cluster.js';
 import { vendorSecrets } from '../fixtures/secret-corpus.js';
@@ -51,6 +52,10 @@ describe('identifiers follow a grammar', () => {
     ['session_id', 'AKIAIOSFODNN7EXAMPLE'.split('').join('.'), 'secret'],
     ['input_hash', token.split('').join('-'), 'secret'],
     ['input_hash', 'AKIAIOSFODNN7EXAMPLE'.split('').join('_'), 'secret'],
+    // Hex of a digest's length that decodes to text is an encoding, not a digest.
+    ['session_id', Buffer.from('password=f7gb3ai9').toString('hex'), 'secret'],
+    ['input_hash', Buffer.from('token=5jgiz3fmky').toString('hex'), 'secret'],
+    ['session_id', Buffer.from('AKIAQFKD3CYTAN2TLBRB').toString('hex').toUpperCase(), 'secret'],
   ] as const)('%s %s is refused (%s)', (field, raw, problem) => {
     expect(identifierProblem(field, raw)).toBe(problem);
     const stored = safeIdentifier(field, raw);
@@ -139,5 +144,18 @@ describe('the identifier checks try a pattern only on a name that holds what eve
     ['session_id', 's_-rf', 'flag'],
   ] as const)('%s %s is refused (%s)', (field, raw, why) => {
     expect(identifierProblem(field, raw)).toBe(why);
+  });
+});
+
+describe('digests are plain ids', () => {
+  it('a SHA-1 or SHA-256 digest of anything passes as session id and input hash, unchanged', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.constantFrom('sha1', 'sha256'), (text, algorithm) => {
+        const digest = createHash(algorithm).update(text).digest('hex');
+        expect(safeIdentifier('session_id', digest)).toBe(digest);
+        expect(safeIdentifier('input_hash', digest)).toBe(digest);
+      }),
+      { numRuns: 300, seed: 11 },
+    );
   });
 });
