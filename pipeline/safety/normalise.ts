@@ -368,6 +368,14 @@ function joinedView(text: string, base: View | null): View {
 
 /** A base64 run long enough to hide a secret (also base64url; a hex run is one too). */
 const BASE64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
+/**
+ * Whether a run of the base64 alphabet may encode something: a digit, `+` or `=`, or both cases (base64 of
+ * upper-case text, an AWS key id, often has no digit). Lower-case paths and names are not decoded.
+ */
+export function mayEncode(run: string): boolean {
+  return /[\d+=]/.test(run) || (/[a-z]/.test(run) && /[A-Z]/.test(run));
+}
+
 /** At most this many runs are decoded per text (hostile input may hold thousands). */
 const MAX_BASE64_RUNS = 16;
 
@@ -378,18 +386,52 @@ function encodedRunViews(text: string, base: View | null): View[] {
   let tried = 0;
   for (let m = BASE64_RUN.exec(text); m !== null && tried < MAX_BASE64_RUNS; m = BASE64_RUN.exec(text)) {
     // Paths and names are runs of this alphabet too: only a run with a digit or `+`/`=` is decoded.
-    if (!/[\d+=]/.test(m[0])) continue;
-    tried += 1;
-    // A run of hex digits is read as hex (`xxd -p`, a hex dump of a token file): a digest decodes to
-    // random bytes, not text, so it gives no view.
-    const decoded = HEX_RUN.test(m[0]) ? decodeHexText(m[0]) : decodeBase64Text(m[0]);
-    if (decoded === null) continue;
-    const b = new ViewBuilder(base);
-    b.push(decoded, m.index, m.index + m[0].length);
-    views.push(b.view());
+    if (!mayEncode(m[0])) continue;
+    for (const [start, end] of encodedParts(m[0])) {
+      if (tried >= MAX_BASE64_RUNS) break;
+      tried += 1;
+      const run = m[0].slice(start, end);
+      // A run of hex digits is read as hex (`xxd -p`, a hex dump of a token file): a digest decodes to
+      // random bytes, not text, so it gives no view.
+      const decoded = HEX_RUN.test(run) ? decodeHexText(run) : decodeBase64Text(run);
+      if (decoded === null) continue;
+      const b = new ViewBuilder(base);
+      b.push(decoded, m.index + start, m.index + end);
+      views.push(b.view());
+    }
   }
   return views;
 }
+
+/**
+ * Where an encoded value may stand in a run, as `[start, end)`: the whole run first; then, as the alphabet
+ * also makes paths and names (`/srv/cache/<hex>`, `cache-<hex>`, `~/.x/<base64>`), each long hex stretch in it
+ * (both alignments of an odd one) and each segment between `/`, alone and with the rest. Each that decodes to text is a view.
+ */
+function encodedParts(run: string): [number, number][] {
+  const parts: [number, number][] = [[0, run.length]];
+  if (HEX_RUN.test(run)) return parts;
+  for (const m of run.matchAll(HEX_STRETCH)) {
+    const [start, end] = [m.index!, m.index! + m[0].length];
+    if (m[0].length % 2 === 0) parts.push([start, end]);
+    else parts.push([start + 1, end], [start, end - 1]);
+  }
+  // A path's segments (16+), each alone and with the rest of the run: base64 may hold `/` itself.
+  let start = 0;
+  for (let slash = run.indexOf('/'); start < run.length; slash = run.indexOf('/', start)) {
+    const end = slash === -1 ? run.length : slash;
+    if (end - start >= 16 && !(start === 0 && end === run.length)) {
+      parts.push([start, end]);
+      if (end < run.length && run.length - start >= 24) parts.push([start, run.length]);
+    }
+    if (slash === -1) break;
+    start = slash + 1;
+  }
+  return parts;
+}
+
+/** A stretch of hex digits long enough to encode a token (12 bytes). */
+const HEX_STRETCH = /[0-9a-fA-F]{24,}/g;
 
 const HEX_RUN = /^(?:[0-9a-f]{2})+$|^(?:[0-9A-F]{2})+$/;
 

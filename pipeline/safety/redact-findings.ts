@@ -1,5 +1,6 @@
 import { decodedViews, sourceRange, type View } from './normalise.js';
-import { findSecrets, tokenRuns, type Finding } from './secrets.js';
+import { findSecrets, findVendorSecrets, tokenRuns, type Finding } from './secrets.js';
+import { markerTails, randomBody, splitVendorViews } from './split-vendor.js';
 
 /**
  * The second half of `redact`: every secret the detectors find in a text, or in one of its decoded
@@ -19,6 +20,10 @@ export function redactFindings(text: string, shapes: (text: string) => string): 
     for (const view of decodedViews(text, runs.base64)) {
       for (const f of findSecrets(view.text)) findings.push(mapped(view, f));
       for (const f of shapeFindings(view.text, shapes)) findings.push(mapped(view, f));
+    }
+    for (const [start, end] of markerTails(text)) findings.push({ start, end, kind: 'secret' });
+    for (const view of splitVendorViews(text)) {
+      for (const f of findVendorSecrets(view.text)) if (randomBody(view.text.slice(f.start, f.end))) findings.push(mapped(view, f));
     }
   }
   return findings.length === 0 ? text : replaceRanges(text, findings);

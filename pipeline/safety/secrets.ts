@@ -4,6 +4,7 @@ import { scanWithRuleSet } from './secrets-rule-set.js';
 import { contextMayMatch, findContextSecrets, namesCredential } from './credential-contexts.js';
 import { CLAUSE_WORDS, PROSE_WORDS } from './prose-words.js';
 import { codeAt } from '../model/char-code.js';
+import { mayEncode } from './normalise.js';
 import { any, anyIgnoringCase, compileNeeds, type Clause } from './secret-prefilter.js';
 
 /**
@@ -100,6 +101,14 @@ export function runVendors(text: string, out: Finding[]): void {
   }
 }
 
+/** What the vendor shapes alone find in `text` (a view joined from pieces, where a generic detector would read prose). */
+export function findVendorSecrets(text: string): Finding[] {
+  const out: Finding[] = [];
+  runVendors(text, out);
+  run(CUT_VENDOR, text, out);
+  return out;
+}
+
 /** Shannon entropy in bits per character. */
 export function entropy(s: string): number {
   const counts = new Map<string, number>();
@@ -132,7 +141,7 @@ export function looksLikeSecretToken(token: string): boolean {
  * Vendor prefixes distinctive enough that a few random characters after them are a (cut) credential:
  * each ends in `_`, `-` or `.`, or is a documented fixed start (AWS key ids, Google API keys).
  */
-const TRUNCATED_PREFIXES = [
+export const TRUNCATED_PREFIXES = [
   'gh[pousr]_', 'github_pat_', 'gl(?:pat|dt|rt|ptt|cbt)-', 'npm_', 'pypi-', 'xox[abposre]-', 'xapp-', 'sk-ant-', 'sk-proj-',
   '[rs]k_(?:live|test)_', 'whsec_', 'hf_', 'glsa_', 'do[opr]_v1_', 'shp(?:at|ca|pa|ss)_', 'figd_', 'lin_(?:api|oauth)_', 'sntry[su]_',
   'sbp_', 'pscale_(?:tkn|pw|oauth)_', 'dckr_pat_', 'hv[sbr]\\.', 'gsk_', 'r8_', 'AKIA', 'ASIA', 'AIza', 'ya29\\.', 'ATATT3',
@@ -181,6 +190,34 @@ const KEY_MATERIAL: Detector = {
 
 /** A short random token (16 to 23 letters and digits, `runs.shortToken`): a short API key, the half of a split token. */
 const SHORT_TOKEN: Detector = { kind: 'high_entropy', pattern: /(?<![A-Za-z0-9_+/=.~%-])[A-Za-z0-9]{16,23}(?![A-Za-z0-9_+/=.~-])/g, accept: looksLikeShortSecret };
+
+/**
+ * A path's segment (a directory or file name, a URL's path part) that reads as a token: the token detectors
+ * above take a run that starts at `/` for a path and leave it, so `/srv/cache/<token>` or `~/.x/<token>.json`
+ * is read here segment by segment, by the same tests as a standalone token (its extension aside).
+ */
+const PATH_SEGMENT = /(?<=[/\\])[A-Za-z0-9_+=.~-]{16,}/g;
+const EXTENSION = /\.[A-Za-z0-9]{1,6}$/;
+
+export function findPathSegmentSecrets(text: string, out: Finding[]): void {
+  PATH_SEGMENT.lastIndex = 0;
+  for (let m = PATH_SEGMENT.exec(text); m !== null; m = PATH_SEGMENT.exec(text)) {
+    const segment = m[0];
+    const stem = segment.replace(EXTENSION, '');
+    if (!hasRandomPart(stem)) continue;
+    if (looksLikeSecretPart(segment) || (stem !== segment && looksLikeSecretPart(stem))) out.push({ start: m.index, end: m.index + stem.length, kind: 'high_entropy' });
+  }
+}
+
+/**
+ * A name made of words (`HarddiskVolumeShadowCopy2`, `Hadoop_2k.log_structured`, a macOS temporary folder's
+ * `-private-var-folders-5b-…`) is not a token: one part of it, cut at `-`, `_` and `.`, must read as a token
+ * itself, and not as CamelCase words with short numbers.
+ */
+function hasRandomPart(stem: string): boolean {
+  return stem.split(/[-_.]+/).some((part) => !CAMEL_WORDS.test(part) && looksLikeSecretPart(part));
+}
+const CAMEL_WORDS = /^(?:[A-Z]?[a-z]{3,}|[A-Z]+|\d{1,4})+$/;
 
 /** Detectors of a token by its look: run only on text with a long run of token characters. */
 const TOKEN_DETECTORS: readonly Detector[] = [
@@ -382,7 +419,7 @@ export interface TokenRuns {
   medium: boolean;
   /** A run of 16 or more with a letter and a digit, or a URL or key block: the rule set may find something. */
   ruleSet: boolean;
-  /** A run of 24 or more with a digit: a base64 run worth decoding may be there. */
+  /** A run of 24 or more that may encode something (normalise.ts mayEncode): a base64 run worth decoding may be there. */
   base64: boolean;
   /** A run of 48 or more of the base64 alphabet alone (`A-Za-z0-9+/`): key material may be there. */
   keyRun: boolean;
@@ -431,7 +468,7 @@ export function tokenRuns(text: string): TokenRuns {
     if (token) {
       length += 1;
     } else {
-      if (length >= 24) runs.base64 = runs.base64 || /\d/.test(text.slice(i - length, i));
+      if (length >= 24) runs.base64 = runs.base64 || mayEncode(text.slice(i - length, i));
       length = 0;
     }
     // Runs of the base64 alphabet alone (a key) and of letters and digits alone (a short token).
@@ -500,6 +537,7 @@ export function findSecrets(text: string, runs: TokenRuns = tokenRuns(text)): Fi
     runVendors(text, out);
     for (const detector of TOKEN_DETECTORS) run(detector, text, out);
   }
+  if ((runs.base64 || runs.shortToken) && (text.includes('/') || text.includes('\\'))) findPathSegmentSecrets(text, out);
   for (const detector of CONTEXT_DETECTORS) if (detector.gate === undefined || detector.gate.test(text)) run(detector, text, out);
   // Secrets read by a format's grammar (credential files, seed phrases), whatever their alphabet.
   findFormatSecrets(text, out);
