@@ -37,6 +37,8 @@ export function isPlainId(raw: string): boolean {
 }
 /** Session ids and input hashes: opaque tokens (UUIDs, hex, `s-2026-11-15-a`), at most 128 characters. */
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.:+=-]*$/;
+/** 12 hex digits or more with a digit and a letter among them. */
+const HEX_RUN = /(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{12,}|(?=[0-9A-F]*[0-9])(?=[0-9A-F]*[A-F])[0-9A-F]{12,}/;
 const MAX_LENGTH: Record<IdentifierField, number> = { tool_name: 64, error_category: 64, session_id: 128, input_hash: 128, agent: 64 };
 
 /**
@@ -86,6 +88,8 @@ export function identifierProblem(field: IdentifierField, raw: string): string |
   if ((raw.includes('/') || raw.includes('.')) && HOST.test(raw)) return 'host';
   if (holdsSecret(field, raw)) return 'secret';
   if (field !== 'input_hash' && field !== 'session_id' && raw.length >= 16 && raw.split(/__?|[.:+-]/).some((part) => looksLikeSecretToken(part) || readsAsRandomLetters(part))) return 'secret';
+  // A name or a category is words: a run of 12 hex digits or more in it is a digest or a key (half of one, the other half elsewhere).
+  if (field !== 'input_hash' && field !== 'session_id' && HEX_RUN.test(raw)) return 'secret';
   if (field !== 'input_hash' && mayInstruct(raw) && INSTRUCTION.test(raw.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' '))) return 'instruction';
   return null;
 }
@@ -110,6 +114,24 @@ export function readsAsRandomLetters(part: string): boolean {
   const pieces = part.match(CASE_PIECES)!;
   const odd = pieces.filter(noWord).length;
   return odd >= 4 && odd * 2 >= pieces.length;
+}
+
+/**
+ * A short name (an MCP tool's argument name) that reads as a piece of a token, not as words: a run of
+ * four or more digits, or, with digit runs of up to three taken as word breaks (`base64Data`, `s3Bucket`),
+ * two or more of its case pieces no word is, half of them and one of three letters or more (`9AALmzVV`,
+ * `GofRrxgR`; `userID`, `includeHTMLTags`, `maxResults`, `k8sNamespace` are words). An attacker's token cut into argument names is dropped piece
+ * by piece.
+ */
+export function readsAsRandomName(name: string): boolean {
+  return name.split(/[_.-]+/).some((part) => {
+    if (/\d{4}/.test(part)) return true;
+    const pieces = part.replace(/\d+/g, ' ').match(CASE_PIECES) ?? [];
+    const odd = pieces.filter(noWord);
+    if (odd.length >= 2 && odd.length * 2 >= pieces.length && odd.some((piece) => piece.length >= 3)) return true;
+    // Or it falls apart at its case changes: three pieces or more, of two letters or less on average (`Qr7StUvW`).
+    return pieces.length >= 3 && pieces.join('').length < pieces.length * 2.5;
+  });
 }
 
 /**

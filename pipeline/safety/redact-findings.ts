@@ -1,6 +1,6 @@
 import { decodedViews, sourceRange, type View } from './normalise.js';
-import { findSecrets, findVendorSecrets, tokenRuns, type Finding } from './secrets.js';
-import { markerTails, randomBody, splitVendorViews } from './split-vendor.js';
+import { findSecrets, tokenRuns, type Finding } from './secrets.js';
+import { markerTails, splitVendorFindings } from './split-vendor.js';
 
 /**
  * The second half of `redact`: every secret the detectors find in a text, or in one of its decoded
@@ -22,9 +22,7 @@ export function redactFindings(text: string, shapes: (text: string) => string): 
       for (const f of shapeFindings(view.text, shapes)) findings.push(mapped(view, f));
     }
     for (const [start, end] of markerTails(text)) findings.push({ start, end, kind: 'secret' });
-    for (const view of splitVendorViews(text)) {
-      for (const f of findVendorSecrets(view.text)) if (randomBody(view.text.slice(f.start, f.end))) findings.push(mapped(view, f));
-    }
+    for (const f of splitVendorFindings(text)) findings.push(f);
   }
   return findings.length === 0 ? text : replaceRanges(text, findings);
 }

@@ -101,14 +101,6 @@ export function runVendors(text: string, out: Finding[]): void {
   }
 }
 
-/** What the vendor shapes alone find in `text` (a view joined from pieces, where a generic detector would read prose). */
-export function findVendorSecrets(text: string): Finding[] {
-  const out: Finding[] = [];
-  runVendors(text, out);
-  run(CUT_VENDOR, text, out);
-  return out;
-}
-
 /** Shannon entropy in bits per character. */
 export function entropy(s: string): number {
   const counts = new Map<string, number>();
@@ -130,6 +122,10 @@ export function looksLikeSecretToken(token: string): boolean {
   if (token.split(/[-_.]+/).every((part) => /^[A-Za-z]*$/.test(part) || /^[0-9a-fA-F]+$/.test(part))) return false;
   if (/^(?:[A-Za-z]+[_.-])+[A-Za-z]+\d*$/.test(token)) return false;
   if (/\/[A-Za-z_.-]+\//.test(token) || token.startsWith('/')) return false;
+  // Upper case and digits alone, long and random: base32 (a TOTP seed, an encoded token) or a key id
+  // interleaved with digits. Shorter ones are ids (ULIDs have 26).
+  // (Upper-case words with numbers, `INVALIDCONFIGURATIONVALUE2024FOR`, stay under 4 bits a character.)
+  if (token.length >= 32 && /^[A-Z0-9]+=*$/.test(token)) return /\d/.test(token) && /[A-Z]/.test(token) && entropy(token.replace(/=+$/, '')) >= 4.2;
   if (!/[a-z]/.test(token) || !/[A-Z]/.test(token) || !/\d/.test(token)) return false;
   // Word-like runs (CamelCase class names with a version) have long lower-case stretches.
   const lowerRuns = token.match(/[a-z]{6,}/g)?.join('').length ?? 0;
@@ -177,7 +173,7 @@ function looksLikeKeyMaterial(run: string): boolean {
  */
 const CUT_VENDOR: Detector = {
   kind: 'secret',
-  pattern: new RegExp(`${EDGE}(?:${TRUNCATED_PREFIXES})([A-Za-z0-9_-]{8,})`, 'g'),
+  pattern: new RegExp(`${EDGE}(?:${TRUNCATED_PREFIXES})([A-Za-z0-9_-]{6,})`, 'g'),
   accept: (v) => /\d/.test(v) || (/[a-z]/.test(v) && /[A-Z]/.test(v)),
 };
 
@@ -215,9 +211,30 @@ export function findPathSegmentSecrets(text: string, out: Finding[]): void {
  * itself, and not as CamelCase words with short numbers.
  */
 function hasRandomPart(stem: string): boolean {
-  return stem.split(/[-_.]+/).some((part) => !CAMEL_WORDS.test(part) && looksLikeSecretPart(part));
+  return stem.split(/[-_.]+/).some((part) => !camelWords(part) && looksLikeSecretPart(part));
 }
-const CAMEL_WORDS = /^(?:[A-Z]?[a-z]{3,}|[A-Z]+|\d{1,4})+$/;
+
+/**
+ * Words of three or more lower-case letters (a capital before each, or not), upper-case runs and numbers of
+ * at most four digits, with at least one such word (upper case and digits alone are no CamelCase). Read run by run: the same as a pattern would, without its backtracking (nested
+ * quantifiers over a long upper-case run took minutes).
+ */
+function camelWords(part: string): boolean {
+  let lower = false;
+  for (const [run] of part.matchAll(CASE_RUNS)) {
+    const c = run.charCodeAt(0);
+    if (c >= 97 && c <= 122) {
+      if (run.length < 3) return false;
+      lower = true;
+    } else if (c >= 48 && c <= 57) {
+      if (run.length > 4) return false;
+    } else if (!(c >= 65 && c <= 90)) {
+      return false;
+    }
+  }
+  return lower;
+}
+const CASE_RUNS = /[A-Z]+|[a-z]+|\d+|[^A-Za-z\d]+/g;
 
 /** Detectors of a token by its look: run only on text with a long run of token characters. */
 const TOKEN_DETECTORS: readonly Detector[] = [

@@ -1,3 +1,4 @@
+import { readsAsRandomName } from '../safety/identifier.js';
 import { redact } from '../safety/redact.js';
 
 /**
@@ -123,8 +124,9 @@ function relativeTo(text: string, cwd: string | undefined): string {
   return text.split(`${root}/`).join('').split(root).join('.');
 }
 
+/** The argument names, sorted; a name that reads as a piece of a token (not as words) stands as `<*>`. */
 function argumentNames(input: Record<string, unknown>): string | undefined {
-  const names = Object.keys(input).filter((name) => /^[\w.-]{1,40}$/.test(name)).sort();
+  const names = Object.keys(input).filter((name) => /^[\w.-]{1,40}$/.test(name)).map((name) => (readsAsRandomName(name) ? '<*>' : name)).sort();
   return names.length === 0 ? undefined : capSummary(`{${names.join(', ')}}`);
 }
 

@@ -24,6 +24,16 @@ describe('summarizeInput: the call itself, short', () => {
     expect(summarizeInput(tool, input, { cwd: '/work/app' })).toBe(summary);
   });
 
+  it("drops an MCP argument name that reads as a piece of a token, keeps the names of real tools' arguments", () => {
+    // A GitHub token cut into argument names of 8 (the sixth outside corpus): each piece alone is too short for a detector.
+    const token = 'ghp_4Mkv9AALmzVVGofRrxgRQr7StUvWhJ4kL7zX';
+    const input = Object.fromEntries([0, 8, 16, 24, 32].map((i) => [token.slice(i, i + 8), 1]));
+    const summary = summarizeInput('mcp__x__y', input)!;
+    for (const piece of ['9AALmzVV', 'GofRrxgR', 'Qr7StUvW', 'hJ4kL7zX']) expect(summary).not.toContain(piece);
+    const real = ['owner', 'repo', 'issue_number', 'per_page', 'maxResults', 'includeRelations', 'q', 'url', 'base64Data', 's3Bucket', 'userID', 'includeHTMLTags', 'pageToken', 'workspaceSlug', 'k8sNamespace', 'vsCodeId'];
+    expect(summarizeInput('mcp__x__y', Object.fromEntries(real.map((name) => [name, 1])))).toBe(capSummary(`{${[...real].sort().join(', ')}}`));
+  });
+
   it('writes a home folder outside the project as ~ (it names a person)', () => {
     expect(summarizeInput('Bash', { command: 'python3 /Users/alice/.claude/plugins/share.py --out /home/bob/x' }, { cwd: '/work/app' })).toBe('python3 ~/.claude/plugins/share.py --out ~/x');
     expect(summarizeInput('Read', { file_path: 'C:\\Users\\carol\\notes.txt' })).toBe('~\\notes.txt');
