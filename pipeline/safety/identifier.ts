@@ -89,7 +89,7 @@ export function identifierProblem(field: IdentifierField, raw: string): string |
   if (holdsSecret(field, raw)) return 'secret';
   if (field !== 'input_hash' && field !== 'session_id' && raw.length >= 16 && raw.split(/__?|[.:+-]/).some((part) => looksLikeSecretToken(part) || readsAsRandomLetters(part))) return 'secret';
   // A name or a category is words: a run of 12 hex digits or more in it is a digest or a key (half of one, the other half elsewhere).
-  if (field !== 'input_hash' && field !== 'session_id' && HEX_RUN.test(raw)) return 'secret';
+  if (field !== 'input_hash' && field !== 'session_id' && raw.length >= 12 && HEX_RUN.test(raw)) return 'secret';
   if (field !== 'input_hash' && mayInstruct(raw) && INSTRUCTION.test(raw.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' '))) return 'instruction';
   return null;
 }
