@@ -2,7 +2,7 @@
 // Builds a TEMPORARY copy of HEAD with bench/decomp.patch applied (a DECOMP_LEVEL switch that turns features
 // off: measurement only, never shipped), generates the bench file (bench/generate.mjs, seed 42), and runs
 // bench/ingest-sha.mjs one-threaded at each level, interleaved, plus the bench's two floor rows.
-// Usage: node bench/decomp.mjs [--repeat 5] [--lines 300000] [--callgrind] [--keep] [--dir <existing copy>]
+// Usage: node bench/decomp.mjs [--repeat 5] [--lines 300000] [--levels 1,2,5] [--no-two-threads] [--callgrind] [--keep] [--dir <copy>]
 //   --callgrind  also counts instructions, one run per level (valgrind --tool=callgrind, node --predictable)
 //   --dir        reuse a copy built by an earlier run (--keep prints its path)
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -11,14 +11,18 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
 const REPO = resolve(dirname(new URL(import.meta.url).pathname), '..');
-const LEVELS = [
+const ALL_LEVELS = [
   ['1', 'read + parse + validate (event scanner), nothing folded'],
-  ['2', '+ success path (usage, families, recovery, slow detector)'],
-  ['3', '+ failure path, redaction = identity'],
+  ['1.5', '+ every call counted (usage, tool families, refs)'],
+  ['2', '+ slow-call detector on successes'],
+  ['2.5', '+ failure event built and classified'],
+  ['2.8', '+ failure clustered (error line, signature, masking, clusters, miner), redaction = identity'],
+  ['3', '+ what worked next (recovery)'],
   ['4', '+ redaction: regex shapes, rule set, vendor prefixes'],
   ['4.3', '+ generic and context detectors'],
   ['4.6', '+ normalisation (strip, decoded views)'],
-  ['5', '+ secrets across fields and events (= main)'],
+  ['4.8', '+ cross-field values within a failure'],
+  ['5', '+ secrets across a session\'s events (= main)'],
 ];
 
 const args = process.argv.slice(2);
@@ -26,6 +30,10 @@ const flag = (name) => args.includes(name);
 const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
 const repeat = Number(option('--repeat', '5'));
 const lines = Number(option('--lines', '300000'));
+// --levels 1,2,5: a subset (each row's Δ is then against the row above it in the subset).
+const chosen = option('--levels', null)?.split(',');
+const LEVELS = chosen ? ALL_LEVELS.filter(([level]) => chosen.includes(level)) : ALL_LEVELS;
+const twoThreads = !flag('--no-two-threads');
 
 const dir = option('--dir', null) ?? mkdtempSync(join(tmpdir(), 'sleep-cycle-decomp-'));
 const root = join(dir, 'bench-root');
@@ -60,7 +68,7 @@ for (let r = 0; r < repeat; r += 1) {
   process.stderr.write(`decomp: round ${r + 1}/${repeat}\n`);
   for (const mode of ['floor-line', 'floor-chunk']) runs[mode].push(floor(mode));
   for (const [level] of LEVELS) runs[level].push(stage(level));
-  runs['5x2'].push(stage('5', '2'));
+  if (twoThreads) runs['5x2'].push(stage('5', '2'));
 }
 
 const median = (values) => {
@@ -94,7 +102,7 @@ const rows = [
   ['0', 'floor-line: readSync 1 MiB, Buffer.indexOf, decode per line, JSON.parse', runs['floor-line']],
   ['0', 'floor-chunk: readSync 1 MiB, decode per chunk, String.indexOf, JSON.parse', runs['floor-chunk']],
   ...LEVELS.map(([level, text]) => [level, text, runs[level]]),
-  ['5', 'main, two threads (the worker)', runs['5x2']],
+  ...(twoThreads ? [['5', 'main, two threads (the worker)', runs['5x2']]] : []),
 ];
 let previous = null;
 const table = ['| row | what runs | CPU ms (median; min–max) | Δ CPU | wall ms | Ir (G) | vs_floor, 2 cores, perfect split |', '|---|---|---:|---:|---:|---:|---:|'];
