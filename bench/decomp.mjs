@@ -2,7 +2,8 @@
 // Builds a TEMPORARY copy of HEAD with bench/decomp.patch applied (a DECOMP_LEVEL switch that turns features
 // off: measurement only, never shipped), generates the bench file (bench/generate.mjs, seed 42), and runs
 // bench/ingest-sha.mjs one-threaded at each level, interleaved, plus the bench's two floor rows.
-// Usage: node bench/decomp.mjs [--repeat 5] [--lines 300000] [--levels 1,2,5] [--no-two-threads] [--callgrind] [--keep] [--dir <copy>]
+// Usage: node bench/decomp.mjs [--repeat 5] [--lines 300000] [--levels 1,2,5] [--no-two-threads] [--warm] [--callgrind] [--keep] [--dir <copy>]
+//   --warm       also each level after a warm-up night (seed 43) in the same process: its code compiled
 //   --callgrind  also counts instructions, one run per level (valgrind --tool=callgrind, node --predictable)
 //   --dir        reuse a copy built by an earlier run (--keep prints its path)
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -45,14 +46,19 @@ if (!existsSync(join(dir, 'dist'))) {
   symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
   execFileSync(process.execPath, [join(dir, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], { cwd: dir, stdio: 'inherit' });
 }
-if (!existsSync(file)) {
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, '');
+/** The bench file of `seed`, as bench/run.mjs writes it: 100,000 lines at a time. */
+async function benchFile(path, seed) {
+  if (existsSync(path)) return;
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, '');
   const { TelemetryGenerator, writeTelemetry } = await import(join(REPO, 'bench/generate.mjs'));
-  const gen = new TelemetryGenerator(42);
-  // As bench/run.mjs writes it: 100,000 lines at a time.
-  for (let n = 0; n < lines; ) n += writeTelemetry(file, gen, { lines: Math.min(100_000, lines - n) }).lines;
+  const gen = new TelemetryGenerator(seed);
+  for (let n = 0; n < lines; ) n += writeTelemetry(path, gen, { lines: Math.min(100_000, lines - n) }).lines;
 }
+await benchFile(file, 42);
+const warm = flag('--warm');
+const warmRoot = join(dir, 'warm-root');
+if (warm) await benchFile(join(warmRoot, 'logs/telemetry.jsonl'), 43);
 
 const json = (out) => JSON.parse(out.trim().split('\n').at(-1));
 const node = (argv, env = {}) => {
@@ -60,14 +66,17 @@ const node = (argv, env = {}) => {
   if (res.status !== 0) throw new Error(`${argv.join(' ')}: ${res.stderr}`);
   return json(res.stdout);
 };
-const stage = (level, threads = '1') => node([join(dir, 'bench/ingest-sha.mjs'), dir, root, threads], { DECOMP_LEVEL: level });
+const stage = (level, threads = '1', ...more) => node([join(dir, 'bench/ingest-sha.mjs'), dir, root, threads, ...more], { DECOMP_LEVEL: level });
 const floor = (mode) => node([join(dir, 'bench/child.mjs'), mode, file]);
 
-const runs = Object.fromEntries([...LEVELS.map(([level]) => [level, []]), ['floor-line', []], ['floor-chunk', []], ['5x2', []]]);
+const runs = Object.fromEntries([...LEVELS.flatMap(([level]) => [[level, []], [`${level}w`, []]]), ['floor-line', []], ['floor-chunk', []], ['5x2', []]]);
 for (let r = 0; r < repeat; r += 1) {
   process.stderr.write(`decomp: round ${r + 1}/${repeat}\n`);
   for (const mode of ['floor-line', 'floor-chunk']) runs[mode].push(floor(mode));
-  for (const [level] of LEVELS) runs[level].push(stage(level));
+  for (const [level] of LEVELS) {
+    runs[level].push(stage(level));
+    if (warm) runs[`${level}w`].push(stage(level, '1', warmRoot));
+  }
   if (twoThreads) runs['5x2'].push(stage('5', '2'));
 }
 
@@ -105,7 +114,7 @@ const rows = [
   ...(twoThreads ? [['5', 'main, two threads (the worker)', runs['5x2']]] : []),
 ];
 let previous = null;
-const table = ['| row | what runs | CPU ms (median; min–max) | Δ CPU | wall ms | Ir (G) | vs_floor, 2 cores, perfect split |', '|---|---|---:|---:|---:|---:|---:|'];
+const table = ['| row | what runs | CPU ms (median; min–max) | Δ CPU | wall ms | Ir (G) | vs_floor, 2 cores, perfect split | warm CPU ms |', '|---|---|---:|---:|---:|---:|---:|---:|'];
 for (const [level, text, list] of rows) {
   const cpu = median(list.map((x) => x.cpu_ms));
   const stageRow = !text.startsWith('floor') && !text.startsWith('main, two');
@@ -114,7 +123,9 @@ for (const [level, text, list] of rows) {
   const ir = text.startsWith('floor-line') && instructions.floor ? (instructions.floor / 1e9).toFixed(2) : stageRow && instructions[level] ? (instructions[level] / 1e9).toFixed(2) : '';
   // Two cores, each thread half the lines, no extra warm-up: wall = CPU / 2. The floor is one thread.
   const vs = stageRow ? (floorCpu / (cpu / 2)).toFixed(3) : '';
-  table.push(`| ${level} | ${text} | ${Math.round(cpu)} (${Math.round(Math.min(...list.map((x) => x.cpu_ms)))}–${Math.round(Math.max(...list.map((x) => x.cpu_ms)))}) | ${delta} | ${Math.round(median(list.map((x) => x.ms)))} | ${ir} | ${vs} |`);
+  const warmRuns = stageRow ? runs[`${level}w`] : [];
+  const warmCpu = warmRuns.length > 0 ? Math.round(median(warmRuns.map((x) => x.cpu_ms))) : '';
+  table.push(`| ${level} | ${text} | ${Math.round(cpu)} (${Math.round(Math.min(...list.map((x) => x.cpu_ms)))}–${Math.round(Math.max(...list.map((x) => x.cpu_ms)))}) | ${delta} | ${Math.round(median(list.map((x) => x.ms)))} | ${ir} | ${vs} | ${warmCpu} |`);
 }
 const shas = Object.fromEntries(LEVELS.map(([level]) => [level, [...new Set(runs[level].map((x) => x.sha))].join(',')]));
 const irRatios = instructions.floor ? `; by instructions (floor ÷ (stage / 2)): ${LEVELS.map(([level]) => `${level}: ${(instructions.floor / (instructions[level] / 2)).toFixed(3)}`).join(', ')}` : '';
