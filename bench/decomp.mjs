@@ -87,6 +87,7 @@ const median = (values) => {
 // Instructions of the whole process (node --predictable: one thread, the JIT's compiles on it), less those of
 // the same process on an empty log (start-up, module loading): what the stage itself executes.
 const instructions = {};
+const parts = {};
 if (flag('--callgrind')) {
   const empty = join(dir, 'empty-root');
   mkdirSync(join(empty, 'logs'), { recursive: true });
@@ -95,6 +96,10 @@ if (flag('--callgrind')) {
     process.stderr.write(`decomp: callgrind, ${name}\n`);
     const out = join(dir, `callgrind.${name}.out`);
     execFileSync('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, process.execPath, '--predictable', '--hash-seed=1', '--random-seed=1', ...script], { env: { ...process.env, ...env }, stdio: 'ignore' });
+    // Inclusive counts of the JIT's optimising compiler and of garbage collection (callgrind_annotate).
+    const annotated = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', out], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout ?? '';
+    const inclusive = (symbol) => Number((annotated.split('\n').find((line) => line.includes(symbol)) ?? '0').trim().split(' ')[0].replaceAll(',', ''));
+    parts[name] = { turbofan: inclusive('PipelineCompilationJob::ExecuteJobImpl'), gc: inclusive('Heap::CollectGarbage(') };
     return Number(/^(?:summary|totals): (\d+)/m.exec(readFileSync(out, 'utf8'))[1]);
   };
   const stageOn = (target) => [join(dir, 'bench/ingest-sha.mjs'), dir, target, '1'];
@@ -129,6 +134,6 @@ for (const [level, text, list] of rows) {
 }
 const shas = Object.fromEntries(LEVELS.map(([level]) => [level, [...new Set(runs[level].map((x) => x.sha))].join(',')]));
 const irRatios = instructions.floor ? `; by instructions (floor ÷ (stage / 2)): ${LEVELS.map(([level]) => `${level}: ${(instructions.floor / (instructions[level] / 2)).toFixed(3)}`).join(', ')}` : '';
-process.stdout.write(`${table.join('\n')}\n\n${JSON.stringify({ instructions })}${irRatios}\nfloor CPU (the faster row's median): ${floorCpu} ms; result sha per level: ${JSON.stringify(shas)}\n`);
+process.stdout.write(`${table.join('\n')}\n\n${JSON.stringify({ instructions, parts })}${irRatios}\nfloor CPU (the faster row's median): ${floorCpu} ms; result sha per level: ${JSON.stringify(shas)}\n`);
 if (!flag('--keep') && option('--dir', null) === null) rmSync(dir, { recursive: true, force: true });
 else process.stderr.write(`decomp: kept ${dir}\n`);
