@@ -1,15 +1,17 @@
 // The ingest stage's result as one SHA-256, for "same output" checks of a speed change, and its CPU time.
-// Usage: node bench/ingest-sha.mjs <repo with dist/> <root with logs/telemetry.jsonl> <1|2>
+// Usage: node bench/ingest-sha.mjs <repo with dist/> <root with logs/telemetry.jsonl> <1|2> [<warm-up root>]
 //   1: one thread (no worker); 2: a worker for any night of 1 MiB or more, as the CLI splits a large one.
 // Prints {sha, sha_no_split, parallel, ms, cpu_ms, lines, clusters}: `sha` covers the whole result (Maps and
 // Sets as arrays, `now` fixed); `sha_no_split` leaves out `parallel`, whose byte of the split follows when the
 // worker was ready, so it compares a one-thread and a two-thread night, which must agree.
+// With a warm-up root, the stage runs on it first, unmeasured, in the same process: the measured run then finds
+// its code compiled (and the redactor's module-level memos holding the lines both nights share).
 // For instructions: valgrind --tool=callgrind node --predictable --hash-seed=1 --random-seed=1 bench/ingest-sha.mjs …
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const [repo, root, threads] = process.argv.slice(2);
+const [repo, root, threads, warmRoot] = process.argv.slice(2);
 if (!repo || !root || (threads !== '1' && threads !== '2')) {
   process.stderr.write('usage: node bench/ingest-sha.mjs <repo> <root> <1|2>\n');
   process.exit(2);
@@ -34,6 +36,7 @@ const ctx = {
   startupNotices: [],
   ...(rangeFolder ? { rangeFolder } : {}),
 };
+if (warmRoot) await ingest({ state: emptyState(), notices: [] }, { ...ctx, root: warmRoot });
 const cpu0 = process.cpuUsage();
 const t0 = process.hrtime.bigint();
 const result = await ingest({ state: emptyState(), notices: [] }, ctx);
