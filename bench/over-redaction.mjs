@@ -6,10 +6,11 @@
  * many lines the two outputs differ on, and examples. A rule or template that loses ordinary words is
  * worse for the user, so a new secret defence is measured on real text it should leave alone.
  *
- *   node bench/over-redaction.mjs [--old <dist>] [--new <dist>] [--data <dir>] [--examples 30] [--out <file.json>]
+ *   node bench/over-redaction.mjs [--old <dist>] [--new <dist>] [--data <dir>] [--examples 30] [--out <file.json>] [--max-line 4000] [--whole]
  *
  * Defaults: --new ./dist, --old /tmp/adv7-old/dist (a worktree of the previous commit, built), --data ../shared/data.
  * JSON and JSON-lines files are read as their string values (keys too), each split into lines; other files by line.
+ * --whole keeps each JSON string whole (a multi-line tool result, as an error_message reaches the redactor).
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -26,8 +27,9 @@ const dataDir = resolve(option('data', '../shared/data'));
 const exampleCount = Number(option('examples', '30'));
 const outFile = option('out', '');
 
+const whole = args.includes('--whole');
 /** Lines longer than this are skipped: a whole file's dump on one line is not a message or a command. */
-const MAX_LINE = 4000;
+const MAX_LINE = Number(option('max-line', '4000'));
 
 function files(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -58,7 +60,7 @@ function linesOf(path) {
       }
     }
   } else texts.push(text);
-  return texts.flatMap((t) => t.split(/\r?\n/));
+  return whole && /\.jsonl?$/.test(path) ? texts : texts.flatMap((t) => t.split(/\r?\n/));
 }
 
 const distinct = new Set();
