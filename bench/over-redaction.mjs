@@ -11,6 +11,8 @@
  * Defaults: --new ./dist, --old /tmp/adv7-old/dist (a worktree of the previous commit, built), --data ../shared/data.
  * JSON and JSON-lines files are read as their string values (keys too), each split into lines; other files by line.
  * --whole keeps each JSON string whole (a multi-line tool result, as an error_message reaches the redactor).
+ * --after-secret puts a redacted secret before each line (`token <a GitHub token>, <line>`): what a defence that
+ * reads on past a redaction (a marker's tail) takes of the ordinary text after a secret, which the data alone rarely shows.
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -28,6 +30,9 @@ const exampleCount = Number(option('examples', '30'));
 const outFile = option('out', '');
 
 const whole = args.includes('--whole');
+/** Built from parts: no credential-shaped literal in this file. */
+const SECRET_BEFORE = `token ${['gh', 'p_', 'Xq7RtV2mK9pLw4Zs8NcY3bHd6FgJ1aTe5UoQ'].join('')}, `;
+const afterSecret = args.includes('--after-secret');
 /** Lines longer than this are skipped: a whole file's dump on one line is not a message or a command. */
 const MAX_LINE = Number(option('max-line', '4000'));
 
@@ -65,7 +70,7 @@ function linesOf(path) {
 
 const distinct = new Set();
 for (const path of files(dataDir)) for (const line of linesOf(path)) if (line.trim() !== '' && line.length <= MAX_LINE) distinct.add(line);
-const lines = [...distinct];
+const lines = afterSecret ? [...distinct].map((line) => `${SECRET_BEFORE}${line}`) : [...distinct];
 
 const { redact: redactNew } = await import(pathToFileURL(join(newDist, 'pipeline/index.js')).href);
 const { redact: redactOld } = await import(pathToFileURL(join(oldDist, 'pipeline/index.js')).href);
