@@ -435,6 +435,36 @@ const HEX_STRETCH = /[0-9a-fA-F]{24,}/g;
 
 const HEX_RUN = /^(?:[0-9a-f]{2})+$|^(?:[0-9A-F]{2})+$/;
 
+/**
+ * A token cut into pieces and each piece base64-encoded with its padding (`Z2hwX0FiQ2RFZg== R2hJaktsTW5PcA== …`):
+ * each run is too short for a decoded view of its own. Two or more padded runs in a row, with at most 3
+ * characters between them, decoded and joined without what stood between them.
+ */
+const PADDED_RUNS = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{4,}={1,2}(?:[^A-Za-z0-9+/=_\n-]{1,3}[A-Za-z0-9+/_-]{4,}={1,2})+/g;
+const PADDED_RUN = /[A-Za-z0-9+/_-]{4,}={1,2}/g;
+
+function paddedPiecesView(text: string, base: View | null): View | null {
+  PADDED_RUNS.lastIndex = 0;
+  let b: ViewBuilder | null = null;
+  let last = 0;
+  for (let m = PADDED_RUNS.exec(text); m !== null; m = PADDED_RUNS.exec(text)) {
+    const decoded: [string, number, number][] = [];
+    for (const piece of m[0].matchAll(PADDED_RUN)) {
+      const bytes = Buffer.from(piece[0].replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+      if (![...bytes].every((byte) => byte >= 32 && byte < 127)) break;
+      decoded.push([bytes.toString('latin1'), m.index + piece.index!, m.index + piece.index! + piece[0].length]);
+    }
+    if (decoded.length < 2) continue;
+    b ??= new ViewBuilder(base);
+    for (let i = last; i < m.index; i += 1) b.push(text[i]!, i, i + 1);
+    for (const [piece, start, end] of decoded) b.push(piece, start, end);
+    last = decoded[decoded.length - 1]![2];
+  }
+  if (b === null) return null;
+  for (let i = last; i < text.length; i += 1) b.push(text[i]!, i, i + 1);
+  return b.view();
+}
+
 /** The text an even run of hex digits encodes, or null when it is not printable text. */
 export function decodeHexText(run: string): string | null {
   return printableText(Buffer.from(run, 'hex'));
@@ -560,6 +590,10 @@ export function decodedViews(text: string, base64 = true): View[] {
     last = joined;
   }
   if (base64 || last !== null) views.push(...encodedRunViews(last?.text ?? text, last));
+  if ((read?.text ?? text).includes('=')) {
+    const pieces = paddedPiecesView(read?.text ?? text, read);
+    if (pieces !== null) views.push(pieces);
+  }
   return views;
 }
 

@@ -27,6 +27,17 @@ export function redactFindings(text: string, shapes: (text: string) => string): 
   return findings.length === 0 ? text : replaceRanges(text, findings);
 }
 
+/**
+ * `text` with every vendor token split by blanks (split-vendor.ts) replaced by a marker: run before the regex
+ * shapes, which would otherwise take the prefix's piece alone (`xoxb-3057… -6255…-P 1llS…`) and leave the rest
+ * (a marker's tail never crosses a blank). Other splits are read after the shapes, with the detectors.
+ */
+export function redactSplitTokens(text: string): string {
+  if (!text.includes(' ') && !text.includes('\t')) return text;
+  const found = splitVendorFindings(text).filter((f) => /[ \t]/.test(text.slice(f.start, f.end)));
+  return found.length === 0 ? text : replaceRanges(text, found);
+}
+
 function mapped(view: View, f: Finding): Finding {
   const [start, end] = sourceRange(view, f.start, f.end);
   return { start, end, kind: f.kind };

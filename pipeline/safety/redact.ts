@@ -1,7 +1,7 @@
 import { stripInvisible, wrapped } from './normalise.js';
 import { netrcAcrossLines } from './credential-formats.js';
 import { phraseAcrossLines } from './mnemonic.js';
-import { redactFindings } from './redact-findings.js';
+import { redactFindings, redactSplitTokens } from './redact-findings.js';
 import { any, anyIgnoringCase, ASSIGNS, compileNeeds, type Admits, type Needs } from './secret-prefilter.js';
 import { RedactionMemo } from './redaction-memo.js';
 
@@ -418,8 +418,11 @@ function redactLine(line: string): string {
   return LINE_MEMO.get(line, redactText);
 }
 
+/** Split tokens are read in texts up to this length (as the decoded views are). */
+const MAX_SPLIT_CHARS = 65_536;
+
 function redactText(stripped: string): string {
-  let current = redactShapes(stripped);
+  let current = redactShapes(stripped.length <= MAX_SPLIT_CHARS ? redactSplitTokens(stripped) : stripped);
   // A finding can complete a shape (and the reverse), as between the shapes' own passes; the shapes
   // settled already, so this loop is short, and bounded for hostile input.
   for (let pass = 0; pass < FINDING_PASSES; pass += 1) {

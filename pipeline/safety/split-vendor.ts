@@ -5,23 +5,32 @@ import { entropy, TRUNCATED_PREFIXES, type Finding } from './secrets.js';
  * separators changing, one piece per path segment `/srv/ghp_RF2q/M4ur…/…`, the prefix's own `_` dropped:
  * `ghp gWILSKHJE y9Jz…`): each piece is too short for any detector, and the cut can fall inside the prefix.
  * The text is read as runs of pieces (letters, digits, `_` and `-`, 1 to MAX_PIECE) between separators (1 to
- * 3 other characters, no line break). Where the pieces, joined, start a vendor prefix at a piece, the rest of
- * the run is the token's body, without the words that end the run (`… for origin`); it is a secret when it
+ * MAX_SEPARATOR other characters, no line break). A prefix may also start inside a piece, after its `-` or `_`
+ * (`deploy-ghp_…`). Where the pieces, joined, start a vendor prefix at a piece, the rest of
+ * the run is the token's body, up to its last random-looking piece (not `… for origin`); it is a secret when it
  * reads as a random body: with the prefix as documented, 8 characters of it; with the prefix's punctuation
  * missing (a looser match, so more is asked), 20 characters and the entropy of random text.
  */
-const VENDOR_PREFIX = new RegExp(`(?:${TRUNCATED_PREFIXES})`, 'y');
+/**
+ * The cut-short prefixes, and documented ones too short or too common to be read alone but distinctive at the
+ * head of a run of random pieces: SendGrid `SG.`, OpenAI `sk-` (legacy, `sk-svcacct-`), Notion `ntn_`, Doppler
+ * `dp.pt.`, age `AGE-SECRET-KEY-1`, a JWT's `eyJ`, Heroku `HRKU-`, Vercel `vcp_`
+ * (Twilio's `SK` and Mailgun's `key-` are too common at the head of a run: their split forms stay listed leaks).
+ */
+const SPLIT_PREFIXES = `${TRUNCATED_PREFIXES}|SG\\.|sk-|ntn_|dp\\.pt\\.|AGE-SECRET-KEY-1|eyJ|HRKU-|vcp_`;
+const VENDOR_PREFIX = new RegExp(`(?:${SPLIT_PREFIXES})`, 'y');
 /** The same prefixes with their `_`, `-` and `.` optional (`ghp` for `ghp_`, `skant` for `sk-ant-`). */
-const LOOSE_PREFIX = new RegExp(`(?:${TRUNCATED_PREFIXES.replace(/_|-|\\\./g, (p) => `${p}?`)})`, 'y');
+const LOOSE_PREFIX = new RegExp(`(?:${SPLIT_PREFIXES.replace(/_|-|\\\./g, (p) => `${p}?`)})`, 'y');
 const MAX_PIECE = 24;
-const MAX_SEPARATOR = 3;
+const MAX_SEPARATOR = 8;
 /** Enough for every vendor's body: a body is read this far past its prefix. */
-const MAX_BODY = 200;
+const MAX_BODY = 512;
+
+/** A word of prose (`for`, `Origin`) or a date or time; upper case and digits are not (AWS bodies are). */
+const TRAILER = /^[A-Za-z]?[a-z]{2,}$|^[\dTZ:.-]+$/;
 
 const isPieceCode = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45;
 const isSeparatorCode = (c: number): boolean => !isPieceCode(c) && c !== 10 && c !== 13;
-/** A piece that is a word of prose (`for`, `Origin`, `CONNECT`), not a piece of a random body. */
-const WORD = /^[A-Za-z]?[a-z]{2,}$|^[A-Z]{2,}$/;
 
 /** Every split vendor token in `text`, as source ranges from its first piece to its last. */
 export function splitVendorFindings(text: string): Finding[] {
@@ -29,12 +38,13 @@ export function splitVendorFindings(text: string): Finding[] {
   let pieces: [number, number][] | null = null;
   for (let i = 0; i < text.length; i += 1) {
     // A piece starts here and may start a prefix (its first two characters, or its only one): most pieces of a text are not read further.
-    if (!isPieceCode(text.charCodeAt(i)) || (i > 0 && isPieceCode(text.charCodeAt(i - 1)))) continue;
+    if (!isPieceCode(text.charCodeAt(i)) || (i > 0 && isPieceCode(text.charCodeAt(i - 1)) && !glued(text, i))) continue;
     const second = i + 1 < text.length && isPieceCode(text.charCodeAt(i + 1)) ? text[i + 1]! : '';
     if (second === '' ? !PREFIX_FIRSTS.has(text[i]!) : !PREFIX_HEADS.has(text[i]! + second)) continue;
     pieces ??= piecesOf(text);
-    const p = pieces.findIndex(([start]) => start === i);
+    const p = pieces.findIndex(([start, end]) => start <= i && i < end);
     const run = runFrom(text, pieces, p);
+    if (run.length > 0) run[0] = [i, run[0]![1]];
     if (run.length < 2) continue;
     const found = vendorIn(text, run);
     if (found !== null) {
@@ -45,8 +55,15 @@ export function splitVendorFindings(text: string): Finding[] {
   return out;
 }
 
+/** A letter right after a piece's `-` or `_`: a prefix glued to a word (`deploy-ghp_…`). */
+function glued(text: string, i: number): boolean {
+  const before = text.charCodeAt(i - 1);
+  const c = text.charCodeAt(i);
+  return (before === 45 || before === 95) && ((c >= 65 && c <= 90) || (c >= 97 && c <= 122));
+}
+
 /** The first two characters of every prefix, and the first one (a one-character piece may start one). */
-const PREFIX_HEADS = new Set(['gh', 'gi', 'gl', 'gs', 'np', 'py', 'ps', 'xo', 'xa', 'sk', 'sh', 'sn', 'sb', 'rk', 'r8', 'wh', 'hf', 'hv', 'do', 'dc', 'fi', 'li', 'AK', 'AS', 'AI', 'AT', 'ya']);
+const PREFIX_HEADS = new Set(['gh', 'gi', 'gl', 'gs', 'np', 'py', 'ps', 'xo', 'xa', 'sk', 'sh', 'sn', 'sb', 'rk', 'r8', 'wh', 'hf', 'hv', 'do', 'dc', 'fi', 'li', 'AK', 'AS', 'AI', 'AT', 'ya', 'SG', 'nt', 'dp', 'AG', 'ey', 'HR', 'vc']);
 const PREFIX_FIRSTS = new Set([...PREFIX_HEADS].map((head) => head[0]!));
 
 /** The pieces of `text` as `[start, end)`. */
@@ -96,9 +113,9 @@ function vendorIn(text: string, run: readonly [number, number][]): Finding | nul
     prefix = LOOSE_PREFIX.lastIndex;
     loose = true;
   }
-  // The body's pieces, without the words that end the run.
+  // The body's pieces, without the words and times that end the run (`… expired at 2024-05-01T10:00:00Z`).
   let last = run.length - 1;
-  while (last > 0 && WORD.test(text.slice(run[last]![0], run[last]![1]))) last -= 1;
+  while (last > 0 && TRAILER.test(text.slice(run[last]![0], run[last]![1]))) last -= 1;
   let bodyEnd = 0;
   for (let k = 0; k <= last; k += 1) bodyEnd += run[k]![1] - run[k]![0];
   // A token that stands whole in the first piece is the other detectors' (and a run needs a cut).
@@ -109,13 +126,14 @@ function vendorIn(text: string, run: readonly [number, number][]): Finding | nul
   // Without the prefix's punctuation, half the pieces after the first, at least, are no words: a path of
   // names (`npm/node_modules/node-gyp/CODE_OF_CONDUCT`) is not a body.
   const rest = run.slice(1, last + 1).map(([start, end]) => text.slice(start, end));
-  if (loose && rest.filter((piece) => !wordish(piece)).length * 2 < rest.length) return null;
+  const counted = rest.filter((piece) => piece.length > 2);
+  if (loose && counted.filter((piece) => !wordish(piece)).length * 2 < counted.length) return null;
   return { start: run[0]![0], end: run[last]![1], kind: 'secret' };
 }
 
-/** Words, acronyms and small numbers joined by `_` or `-` (`node_modules`, `CODE_OF_CONDUCT`, `v1`), or two characters at most. */
+/** Words, acronyms and small numbers joined by `_` or `-` (`node_modules`, `CODE_OF_CONDUCT`, `v1`); pieces of two characters are not counted. */
 function wordish(piece: string): boolean {
-  return piece.length <= 2 || piece.split(/[-_]+/).every((part) => part === '' || /^[A-Za-z]?[a-z]+$|^[A-Z]+$|^\d{1,4}$|^[a-z]{1,3}\d{1,2}$/.test(part));
+  return piece.split(/[-_]+/).every((part) => part === '' || /^[A-Za-z]?[a-z]+$|^[A-Z]+$|^\d{1,4}$|^[a-z]{1,3}\d{1,2}$/.test(part));
 }
 
 /**
@@ -132,9 +150,11 @@ const MARKER = /\[REDACTED:[a-z0-9_]+\]/g;
 
 /**
  * The rest of a token after a redaction marker, cut off by a separator (`[REDACTED:slack_token]/-5500…-x/AlJn…`):
- * a shape took the first piece before the pieces could be joined. Pieces right after a marker continue its
- * secret when none is a word (`expired at …`, `for CONNECT …` follow a marker in prose) and, joined, they mix
- * both cases as a random body does.
+ * a shape took the first piece before the pieces could be joined. The pieces right after a marker, with up to
+ * 3 characters and no blank between them, continue its secret as long as each reads as a piece of a random
+ * body (randomPiece); 6 characters of them at least.
+ * What follows a secret in a log (`:54883],E105,TaskAttempt`, `, ROOT_URLCONF=…`, a CSV row) is numbers,
+ * words and CamelCase names, and stays.
  */
 export function markerTails(text: string): [start: number, end: number][] {
   const tails: [number, number][] = [];
@@ -146,14 +166,43 @@ export function markerTails(text: string): [start: number, end: number][] {
     const rest = text.slice(after);
     const pieces = piecesOf(rest);
     if (pieces.length === 0 || pieces[0]![0] > MAX_SEPARATOR || !allSeparators(rest, 0, pieces[0]![0])) continue;
+    if (/[ \t]/.test(rest.slice(0, pieces[0]![0]))) continue;
     const run = runFrom(rest, pieces, 0);
-    const words = run.map(([start, end]) => rest.slice(start, end));
-    if (run.length === 0 || words.some((piece) => WORD.test(piece))) continue;
-    const joined = words.join('');
-    if (joined.length >= 8 && /[a-z]/.test(joined) && /[A-Z]/.test(joined) && randomBody(joined)) tails.push([after, after + run[run.length - 1]![1]]);
+    let kept = 0;
+    let length = 0;
+    // A blank, or more than 3 characters, between two pieces ends the tail (a table's ` | `, prose's `, `).
+    const tight = (k: number): boolean => k === 0 || (run[k]![0] - run[k - 1]![1] <= 3 && !/[ \t]/.test(rest.slice(run[k - 1]![1], run[k]![0])));
+    while (kept < run.length && tight(kept) && randomPiece(rest.slice(run[kept]![0], run[kept]![1]))) {
+      length += run[kept]![1] - run[kept]![0];
+      kept += 1;
+    }
+    if (kept > 0 && length >= 6) tails.push([after, after + run[kept - 1]![1]]);
   }
   return tails;
 }
+
+/** A piece of a random body: letters with digits, or both cases, and neither a number nor words (CamelCase, snake_case, an acronym with a number). */
+function randomPiece(piece: string): boolean {
+  if (!((/\d/.test(piece) && /[A-Za-z]/.test(piece)) || (/[a-z]/.test(piece) && /[A-Z]/.test(piece)))) return false;
+  return !piece.split(/[-_]+/).every((part) => part === '' || namePart(part));
+}
+
+/** Words (lower-case letters with a vowel, a capital before them or not), units, upper-case runs and numbers of up to four digits. */
+function namePart(part: string): boolean {
+  for (const [token] of part.matchAll(NAME_TOKENS)) {
+    const c = token.charCodeAt(token.length - 1);
+    if (c >= 97 && c <= 122) {
+      // A word has a vowel (`Of`, `expand`); a short unit after a number does not (`100ms`, `4kb`).
+      if (!VOWEL.test(token) && !UNIT.test(token)) return false;
+    } else if (c >= 48 && c <= 57) {
+      if (token.length > 4) return false;
+    } else if (!(c >= 65 && c <= 90)) return false;
+  }
+  return true;
+}
+const NAME_TOKENS = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^A-Za-z\d]/g;
+const VOWEL = /[aeiouy]/i;
+const UNIT = /^(?:ms|ns|us|px|em|pt|kb|mb|gb|tb|hz|[kmshdx])$/;
 
 function allSeparators(text: string, start: number, end: number): boolean {
   for (let i = start; i < end; i += 1) if (!isSeparatorCode(text.charCodeAt(i))) return false;
