@@ -30,7 +30,13 @@ const MAX_BODY = 512;
 const TRAILER = /^[A-Za-z]?[a-z]{2,}$|^[\dTZ:.-]+$/;
 
 const isPieceCode = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45;
-const isSeparatorCode = (c: number): boolean => !isPieceCode(c) && c !== 10 && c !== 13;
+/** A piece's character at `i`: a `-` or `_` doubled (`sk_l--ive_--…`) is a separator, not part of a piece. */
+function pieceAt(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  if (!isPieceCode(c)) return false;
+  return !((c === 45 || c === 95) && (text.charCodeAt(i - 1) === c || text.charCodeAt(i + 1) === c));
+}
+const separatorAt = (text: string, i: number): boolean => !pieceAt(text, i) && text.charCodeAt(i) !== 10 && text.charCodeAt(i) !== 13;
 
 /** Every split vendor token in `text`, as source ranges from its first piece to its last. */
 export function splitVendorFindings(text: string): Finding[] {
@@ -38,8 +44,8 @@ export function splitVendorFindings(text: string): Finding[] {
   let pieces: [number, number][] | null = null;
   for (let i = 0; i < text.length; i += 1) {
     // A piece starts here and may start a prefix (its first two characters, or its only one): most pieces of a text are not read further.
-    if (!isPieceCode(text.charCodeAt(i)) || (i > 0 && isPieceCode(text.charCodeAt(i - 1)) && !glued(text, i))) continue;
-    const second = i + 1 < text.length && isPieceCode(text.charCodeAt(i + 1)) ? text[i + 1]! : '';
+    if (!pieceAt(text, i) || (i > 0 && pieceAt(text, i - 1) && !glued(text, i))) continue;
+    const second = i + 1 < text.length && pieceAt(text, i + 1) ? text[i + 1]! : '';
     if (second === '' ? !PREFIX_FIRSTS.has(text[i]!) : !PREFIX_HEADS.has(text[i]! + second)) continue;
     pieces ??= piecesOf(text);
     const p = pieces.findIndex(([start, end]) => start <= i && i < end);
@@ -70,12 +76,12 @@ const PREFIX_FIRSTS = new Set([...PREFIX_HEADS].map((head) => head[0]!));
 function piecesOf(text: string): [number, number][] {
   const pieces: [number, number][] = [];
   for (let i = 0; i < text.length; ) {
-    if (!isPieceCode(text.charCodeAt(i))) {
+    if (!pieceAt(text, i)) {
       i += 1;
       continue;
     }
     let end = i;
-    while (end < text.length && isPieceCode(text.charCodeAt(end))) end += 1;
+    while (end < text.length && pieceAt(text, end)) end += 1;
     pieces.push([i, end]);
     i = end;
   }
@@ -151,8 +157,8 @@ const MARKER = /\[REDACTED:[a-z0-9_]+\]/g;
 /**
  * The rest of a token after a redaction marker, cut off by a separator (`[REDACTED:slack_token]/-5500…-x/AlJn…`):
  * a shape took the first piece before the pieces could be joined. The pieces right after a marker, with up to
- * 3 characters and no blank between them, continue its secret as long as each reads as a piece of a random
- * body (randomPiece); 6 characters of them at least.
+ * 3 characters and no blank between them, continue its secret up to a word, a number or time, or a name of
+ * words (tailPiece); 6 characters of them at least.
  * What follows a secret in a log (`:54883],E105,TaskAttempt`, `, ROOT_URLCONF=…`, a CSV row) is numbers,
  * words and CamelCase names, and stays.
  */
@@ -162,7 +168,7 @@ export function markerTails(text: string): [start: number, end: number][] {
   MARKER.lastIndex = 0;
   for (let m = MARKER.exec(text); m !== null; m = MARKER.exec(text)) {
     const after = m.index + m[0].length;
-    if (after >= text.length || !isSeparatorCode(text.charCodeAt(after)) || text.startsWith('[REDACTED:', after)) continue;
+    if (after >= text.length || !separatorAt(text, after) || text.startsWith('[REDACTED:', after)) continue;
     const rest = text.slice(after);
     const pieces = piecesOf(rest);
     if (pieces.length === 0 || pieces[0]![0] > MAX_SEPARATOR || !allSeparators(rest, 0, pieces[0]![0])) continue;
@@ -172,7 +178,7 @@ export function markerTails(text: string): [start: number, end: number][] {
     let length = 0;
     // A blank, or more than 3 characters, between two pieces ends the tail (a table's ` | `, prose's `, `).
     const tight = (k: number): boolean => k === 0 || (run[k]![0] - run[k - 1]![1] <= 3 && !/[ \t]/.test(rest.slice(run[k - 1]![1], run[k]![0])));
-    while (kept < run.length && tight(kept) && randomPiece(rest.slice(run[kept]![0], run[kept]![1]))) {
+    while (kept < run.length && tight(kept) && tailPiece(rest.slice(run[kept]![0], run[kept]![1]))) {
       length += run[kept]![1] - run[kept]![0];
       kept += 1;
     }
@@ -181,10 +187,10 @@ export function markerTails(text: string): [start: number, end: number][] {
   return tails;
 }
 
-/** A piece of a random body: letters with digits, or both cases, and neither a number nor words (CamelCase, snake_case, an acronym with a number). */
-function randomPiece(piece: string): boolean {
-  if (!((/\d/.test(piece) && /[A-Za-z]/.test(piece)) || (/[a-z]/.test(piece) && /[A-Z]/.test(piece)))) return false;
-  return !piece.split(/[-_]+/).every((part) => part === '' || namePart(part));
+/** A piece that may continue a token after its marker: not a word or a time (TRAILER), not a name of words without digits (`TaskAttempt`, `ROOT_URLCONF`). */
+function tailPiece(piece: string): boolean {
+  if (TRAILER.test(piece)) return false;
+  return /\d/.test(piece) || !piece.split(/[-_]+/).every((part) => part === '' || namePart(part));
 }
 
 /** Words (lower-case letters with a vowel, a capital before them or not), units, upper-case runs and numbers of up to four digits. */
@@ -201,10 +207,10 @@ function namePart(part: string): boolean {
   return true;
 }
 const NAME_TOKENS = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^A-Za-z\d]/g;
-const VOWEL = /[aeiouy]/i;
+const VOWEL = /[aeiou]/i;
 const UNIT = /^(?:ms|ns|us|px|em|pt|kb|mb|gb|tb|hz|[kmshdx])$/;
 
 function allSeparators(text: string, start: number, end: number): boolean {
-  for (let i = start; i < end; i += 1) if (!isSeparatorCode(text.charCodeAt(i))) return false;
+  for (let i = start; i < end; i += 1) if (!separatorAt(text, i)) return false;
   return true;
 }

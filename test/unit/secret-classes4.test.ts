@@ -108,7 +108,7 @@ describe('a token as a segment of a path or a URL', () => {
 });
 
 describe('a vendor token cut into pieces by a separator', () => {
-  const SEPARATORS = ['~', '+', '.', '/', ':', ',', '|', ' ', '*', '#', '^', ';', ' | ', '--', ', ', '\t'];
+  const SEPARATORS = ['~', '+', '.', '/', ':', ',', '|', ' ', '*', '#', '^', ';', ' | ', '--', ', ', '\t', '    ', ' ~~ ', ' — '];
   const cut = (token: string, sizes: readonly number[], separator: string): string => {
     const pieces: string[] = [];
     let i = 0;
@@ -120,7 +120,7 @@ describe('a vendor token cut into pieces by a separator', () => {
     return pieces.join(separator);
   };
   const SIZES = [[4], [8], [6, 9, 5], [12, 3], [16]];
-  const FRAMES = ['{v}', 'fatal: bad token {v} for origin', '/srv/{v}/x', 'export TOKEN_PARTS="{v}"'];
+  const FRAMES = ['{v}', 'fatal: bad token {v} for origin', '/srv/{v}/x', 'export TOKEN_PARTS="{v}"', 'deploy-{v} expired at 2026-11-28T10:00:00Z'];
   const cases: [name: string, text: string, token: string][] = [];
   for (const separator of SEPARATORS) {
     for (const [vendor, make] of Object.entries(VENDORS)) {
