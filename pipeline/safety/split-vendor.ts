@@ -7,10 +7,11 @@ import { entropy, TRUNCATED_PREFIXES, type Finding } from './secrets.js';
  * The text is read as runs of pieces (letters, digits, `_` and `-`, 1 to MAX_PIECE) between separators (1 to
  * MAX_SEPARATOR other characters, no line break). A prefix may also start inside a piece, after its `-` or `_`
  * (`deploy-ghp_…`). Where the pieces, joined, start a vendor prefix at a piece, the rest of
- * the run is the token's body, up to its last random-looking piece (not `… for origin`); it is a secret when it
+ * the run is the token's body, up to its last piece that is no word or time (not `… for origin`); it is a secret when it
  * reads as a random body: with the prefix as documented, 8 characters of it; with the prefix's punctuation
  * missing (a looser match, so more is asked), 20 characters and the entropy of random text.
  */
+
 /**
  * The cut-short prefixes, and documented ones too short or too common to be read alone but distinctive at the
  * head of a run of random pieces: SendGrid `SG.`, OpenAI `sk-` (legacy, `sk-svcacct-`), Notion `ntn_`, Doppler
@@ -146,7 +147,7 @@ function wordish(piece: string): boolean {
  * Whether a token's body is not joined prose (`ghp_ is the prefix of …`): not mostly lower-case letters,
  * and a digit or upper-case letters in it, as a random body of any vendor's alphabet has.
  */
-export function randomBody(body: string): boolean {
+function randomBody(body: string): boolean {
   const letters = body.replace(/[^A-Za-z0-9]/g, '');
   const lower = letters.replace(/[^a-z]/g, '').length;
   return letters.length > 0 && lower <= letters.length * 0.7 && (/\d/.test(letters) || /[A-Z][^A-Z]*[A-Z]/.test(letters));
