@@ -120,8 +120,8 @@ export function readsAsRandomLetters(part: string): boolean {
  * A short name (an MCP tool's argument name) that reads as a piece of a token, not as words: a run of
  * four or more digits, or, with digit runs of up to three taken as word breaks (`base64Data`, `s3Bucket`),
  * two or more of its case pieces no word is, half of them and one of three letters or more (`9AALmzVV`,
- * `GofRrxgR`; `userID`, `includeHTMLTags`, `maxResults`, `k8sNamespace` are words). An attacker's token cut into argument names is dropped piece
- * by piece.
+ * `GofRrxgR`; `userID`, `includeHTMLTags`, `maxResults`, `k8sNamespace` are words), or pieces of two letters
+ * or less on average. An attacker's token cut into argument names is dropped piece by piece.
  */
 export function readsAsRandomName(name: string): boolean {
   return name.split(/[_.-]+/).some((part) => {

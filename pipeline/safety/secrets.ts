@@ -216,8 +216,9 @@ function hasRandomPart(stem: string): boolean {
 
 /**
  * Words of three or more lower-case letters (a capital before each, or not), upper-case runs and numbers of
- * at most four digits, with at least one such word (upper case and digits alone are no CamelCase). Read run by run: the same as a pattern would, without its backtracking (nested
- * quantifiers over a long upper-case run took minutes).
+ * at most four digits, with at least one such word (upper case and digits alone are no CamelCase). Read run
+ * by run: the same as a pattern would, without its backtracking (nested quantifiers over a long upper-case
+ * run took minutes).
  */
 function camelWords(part: string): boolean {
   let lower = false;
