@@ -6,8 +6,8 @@
 // Node's startup or module loading) and maxrss_kb is the process's peak resident set size.
 import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { pathToFileURL } from 'node:url';
 import { dirname, resolve } from 'node:path';
+import { loadIngestStage } from './ingest-stage.mjs';
 
 const [mode, target] = process.argv.slice(2);
 const repo = resolve(dirname(new URL(import.meta.url).pathname), '..');
@@ -152,30 +152,11 @@ async function viaIngest(root, prepared) {
 }
 
 async function prepareIngest(root) {
-  const lib = (path) => import(pathToFileURL(resolve(repo, 'dist/pipeline', path)).href);
-  const [{ ingest }, { defaultSettings }, { nodeFs }, { emptyState }, { workerRangeFolder }] = await Promise.all([
-    lib('stages/ingest.js'), lib('settings/schema.js'), lib('io/fs.js'), lib('memory/state.js'), lib('ingest/range-folder.js'),
-  ]);
   // As the CLI runs it: a large night's second half is folded by a worker thread (2+ cores), unless
   // SLEEP_CYCLE_INGEST_WORKER_MIN_MB=0 turns that off.
-  const settings = defaultSettings();
-  if (process.env.SLEEP_CYCLE_INGEST_WORKER_MIN_MB !== undefined) settings.ingest_worker_min_mb = Number(process.env.SLEEP_CYCLE_INGEST_WORKER_MIN_MB);
-  const rangeFolder = workerRangeFolder();
-  const silent = { info() {}, warn() {} };
-  const ctx = {
-    root,
-    now: new Date(),
-    runId: 'run-bench',
-    settings,
-    options: { dryRun: true, commit: false, requireGit: false },
-    fs: nodeFs,
-    git: null,
-    synthesizer: null,
-    logger: silent,
-    startupNotices: [],
-    ...(rangeFolder ? { rangeFolder } : {}),
-  };
-  return { ingest, ctx, input: { state: emptyState(), notices: [] } };
+  const env = process.env.SLEEP_CYCLE_INGEST_WORKER_MIN_MB;
+  const { ingest, ctx, emptyInput } = await loadIngestStage(repo, { root, now: new Date(), workerMinMb: env === undefined ? undefined : Number(env) });
+  return { ingest, ctx, input: emptyInput() };
 }
 
 const MODES = {

@@ -8,38 +8,23 @@
 // its code compiled (and the redactor's module-level memos holding the lines both nights share).
 // For instructions: valgrind --tool=callgrind node --predictable --hash-seed=1 --random-seed=1 bench/ingest-sha.mjs …
 import { createHash } from 'node:crypto';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { loadIngestStage } from './ingest-stage.mjs';
 
 const [repo, root, threads, warmRoot] = process.argv.slice(2);
 if (!repo || !root || (threads !== '1' && threads !== '2')) {
   process.stderr.write('usage: node bench/ingest-sha.mjs <repo> <root> <1|2>\n');
   process.exit(2);
 }
-const lib = (path) => import(pathToFileURL(resolve(repo, 'dist/pipeline', path)).href);
-const [{ ingest }, { defaultSettings }, { nodeFs }, { emptyState }, { workerRangeFolder }] = await Promise.all([
-  lib('stages/ingest.js'), lib('settings/schema.js'), lib('io/fs.js'), lib('memory/state.js'), lib('ingest/range-folder.js'),
-]);
-const settings = defaultSettings();
-settings.ingest_worker_min_mb = threads === '1' ? Number.MAX_SAFE_INTEGER : 1;
-const rangeFolder = threads === '2' ? workerRangeFolder() : null;
-const ctx = {
+const { ingest, ctx, emptyInput } = await loadIngestStage(repo, {
   root,
   now: new Date('2026-11-27T00:00:00Z'),
-  runId: 'run-bench',
-  settings,
-  options: { dryRun: true, commit: false, requireGit: false },
-  fs: nodeFs,
-  git: null,
-  synthesizer: null,
-  logger: { info() {}, warn() {} },
-  startupNotices: [],
-  ...(rangeFolder ? { rangeFolder } : {}),
-};
-if (warmRoot) await ingest({ state: emptyState(), notices: [] }, { ...ctx, root: warmRoot });
+  workerMinMb: threads === '1' ? Number.MAX_SAFE_INTEGER : 1,
+  worker: threads === '2',
+});
+if (warmRoot) await ingest(emptyInput(), { ...ctx, root: warmRoot });
 const cpu0 = process.cpuUsage();
 const t0 = process.hrtime.bigint();
-const result = await ingest({ state: emptyState(), notices: [] }, ctx);
+const result = await ingest(emptyInput(), ctx);
 const ms = Number(process.hrtime.bigint() - t0) / 1e6;
 const cpu = process.cpuUsage(cpu0);
 const plain = (_key, value) => (value instanceof Map || value instanceof Set ? [...value] : value);
