@@ -1,6 +1,7 @@
 import { sha256Hex } from '../model/sha256.js';
 import { decodeHexText } from './normalise.js';
 import { redact } from './redact.js';
+import { readsAsRandomPart } from './random-pieces.js';
 import { looksLikeSecretPart, looksLikeSecretToken, runVendors, tokenRuns, type Finding } from './secrets.js';
 
 /**
@@ -37,8 +38,8 @@ export function isPlainId(raw: string): boolean {
 }
 /** Session ids and input hashes: opaque tokens (UUIDs, hex, `s-2026-11-15-a`), at most 128 characters. */
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.:+=-]*$/;
-/** 12 hex digits or more with a digit and a letter among them. */
-const HEX_RUN = /(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{12,}|(?=[0-9A-F]*[0-9])(?=[0-9A-F]*[A-F])[0-9A-F]{12,}/;
+/** 10 hex digits or more with a digit and a letter among them. */
+const HEX_RUN = /(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{10,}|(?=[0-9A-F]*[0-9])(?=[0-9A-F]*[A-F])[0-9A-F]{10,}/;
 const MAX_LENGTH: Record<IdentifierField, number> = { tool_name: 64, error_category: 64, session_id: 128, input_hash: 128, agent: 64 };
 
 /**
@@ -88,8 +89,10 @@ export function identifierProblem(field: IdentifierField, raw: string): string |
   if ((raw.includes('/') || raw.includes('.')) && HOST.test(raw)) return 'host';
   if (holdsSecret(field, raw)) return 'secret';
   if (field !== 'input_hash' && field !== 'session_id' && raw.length >= 16 && raw.split(/__?|[.:+-]/).some((part) => looksLikeSecretToken(part) || readsAsRandomLetters(part))) return 'secret';
-  // A name or a category is words: a run of 12 hex digits or more in it is a digest or a key (half of one, the other half elsewhere).
-  if (field !== 'input_hash' && field !== 'session_id' && raw.length >= 12 && HEX_RUN.test(raw)) return 'secret';
+  // A name or a category is words: a run of 10 hex digits or more in it is a digest or a key (half of one, the other half elsewhere).
+  if (field !== 'input_hash' && field !== 'session_id' && raw.length >= 10 && HEX_RUN.test(raw)) return 'secret';
+  // A part of 12 or more that reads as a piece of a random token (random-pieces.ts), under the 16 a whole short token needs.
+  if (field !== 'input_hash' && raw.length >= 12 && raw.split(/[-_.:+]+/).some(readsAsRandomPart)) return 'secret';
   if (field !== 'input_hash' && mayInstruct(raw) && INSTRUCTION.test(raw.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' '))) return 'instruction';
   return null;
 }

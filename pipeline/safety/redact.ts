@@ -2,6 +2,7 @@ import { stripInvisible, wrapped } from './normalise.js';
 import { netrcAcrossLines } from './credential-formats.js';
 import { phraseAcrossLines } from './mnemonic.js';
 import { redactFindings, redactSplitTokens } from './redact-findings.js';
+import { holdsColumn } from './random-pieces.js';
 import { any, anyIgnoringCase, ASSIGNS, compileNeeds, type Admits, type Needs } from './secret-prefilter.js';
 import { RedactionMemo } from './redaction-memo.js';
 
@@ -409,7 +410,7 @@ function withoutOverrideRuns(raw: string, redacted: string): string {
  * lines, no seed phrase or .netrc entry over lines. Then a line of it redacts as it would in the whole text (ingest redacts just the error line).
  */
 export function isLineLocal(text: string): boolean {
-  return !(text.includes('-----BEGIN') || text.includes('PRIVATE KEY')) && !wrapped(text) && !phraseAcrossLines(text) && !netrcAcrossLines(text);
+  return !(text.includes('-----BEGIN') || text.includes('PRIVATE KEY')) && !wrapped(text) && !phraseAcrossLines(text) && !netrcAcrossLines(text) && !holdsColumn(text);
 }
 
 const LINE_MEMO = new RedactionMemo(20_000, 1_000, Number.POSITIVE_INFINITY);

@@ -74,7 +74,7 @@ const PREFIX_HEADS = new Set(['gh', 'gi', 'gl', 'gs', 'np', 'py', 'ps', 'xo', 'x
 const PREFIX_FIRSTS = new Set([...PREFIX_HEADS].map((head) => head[0]!));
 
 /** The pieces of `text` as `[start, end)`. */
-function piecesOf(text: string): [number, number][] {
+export function piecesOf(text: string): [number, number][] {
   const pieces: [number, number][] = [];
   for (let i = 0; i < text.length; ) {
     if (!pieceAt(text, i)) {
@@ -139,7 +139,7 @@ function vendorIn(text: string, run: readonly [number, number][]): Finding | nul
 }
 
 /** Words, acronyms and small numbers joined by `_` or `-` (`node_modules`, `CODE_OF_CONDUCT`, `v1`); pieces of two characters are not counted. */
-function wordish(piece: string): boolean {
+export function wordish(piece: string): boolean {
   return piece.split(/[-_]+/).every((part) => part === '' || /^[A-Za-z]?[a-z]+$|^[A-Z]+$|^\d{1,4}$|^[a-z]{1,3}\d{1,2}$/.test(part));
 }
 
@@ -211,7 +211,7 @@ const NAME_TOKENS = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^A-Za-z\d]/g;
 const VOWEL = /[aeiou]/i;
 const UNIT = /^(?:ms|ns|us|px|em|pt|kb|mb|gb|tb|hz|[kmshdx])$/;
 
-function allSeparators(text: string, start: number, end: number): boolean {
+export function allSeparators(text: string, start: number, end: number): boolean {
   for (let i = start; i < end; i += 1) if (!separatorAt(text, i)) return false;
   return true;
 }
