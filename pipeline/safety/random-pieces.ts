@@ -1,4 +1,4 @@
-import { BIP39_ENGLISH } from './bip39-words.js';
+import { englishPairs } from './english-pairs.js';
 import { camelWords, entropy, type Finding } from './secrets.js';
 import { allSeparators, piecesOf, wordish } from './split-vendor.js';
 
@@ -151,16 +151,6 @@ function partKind(part: string): PieceKind {
   return 'random';
 }
 
-/**
- * Whether every two letters in a row of `word` occur in some word of the BIP-39 English list (2,048 common
- * words): `lights`, `amount`, `logger` do; `hzti`, `mnha`, `nzny` (random letters) do not. Built once.
- */
-function englishPairs(word: string): boolean {
-  PAIRS ??= new Set(BIP39_ENGLISH.split(' ').flatMap((w) => [...w].slice(1).map((c, i) => w[i]! + c)));
-  for (let i = 1; i < word.length; i += 1) if (!PAIRS.has(word[i - 1]! + word[i]!)) return false;
-  return true;
-}
-let PAIRS: Set<string> | undefined;
 
 /** A number with its unit or ordinal (`100ms`, `4kb`, `3rd`, `64bit`). */
 const UNIT_NUMBER = /^\d+(?:ms|ns|us|px|em|pt|kb|mb|gb|tb|kib|mib|gib|hz|khz|mhz|bit|bits|st|nd|rd|th|[kmshdxb])$/i;

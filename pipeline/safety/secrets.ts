@@ -119,18 +119,28 @@ export function looksLikeSecretToken(token: string): boolean {
   if (token.length < 24) return false;
   if (/^[0-9a-fA-F_-]+$/.test(token)) return false;
   // Words and hex or digit runs joined by separators (`build-3f9a1c…`, `telemetry-A1B2…`): ids, not keys.
-  if (token.split(/[-_.]+/).every((part) => /^[A-Za-z]*$/.test(part) || /^[0-9a-fA-F]+$/.test(part))) return false;
+  if (/[-_.]/.test(token) && token.split(/[-_.]+/).every((part) => /^[A-Za-z]*$/.test(part) || /^[0-9a-fA-F]+$/.test(part))) return false;
   if (/^(?:[A-Za-z]+[_.-])+[A-Za-z]+\d*$/.test(token)) return false;
   if (/\/[A-Za-z_.-]+\//.test(token) || token.startsWith('/')) return false;
   // Upper case and digits alone, long and random: base32 (a TOTP seed, an encoded token) or a key id
   // interleaved with digits. Shorter ones are ids (ULIDs have 26).
   // (Upper-case words with numbers, `INVALIDCONFIGURATIONVALUE2024FOR`, stay under 4 bits a character.)
   if (token.length >= 32 && /^[A-Z0-9]+=*$/.test(token)) return /\d/.test(token) && /[A-Z]/.test(token) && entropy(token.replace(/=+$/, '')) >= 4.2;
-  if (!/[a-z]/.test(token) || !/[A-Z]/.test(token) || !/\d/.test(token)) return false;
+  if (!/[a-z]/.test(token) || !/[A-Z]/.test(token)) return false;
+  // Both cases and no digit: base64 of text often has none (`TWoqRXFBJSVm…`); random when long, of high
+  // entropy and falling apart at its case changes into pieces no word is (CamelCase names do not).
+  if (!/\d/.test(token)) return token.length >= 32 && entropy(token) >= 4.5 && caseNoise(token);
   // Word-like runs (CamelCase class names with a version) have long lower-case stretches.
   const lowerRuns = token.match(/[a-z]{6,}/g)?.join('').length ?? 0;
   if (lowerRuns > token.length / 2) return false;
   return entropy(token) >= (token.length >= 40 ? 4.2 : 3.9);
+}
+
+/** Pieces at case changes that are no word (two letters or less, no vowel, four consonants in a row): four or more, and half. */
+function caseNoise(token: string): boolean {
+  const pieces = token.match(/[A-Z]+(?![a-z])|[A-Z]?[a-z]+/g) ?? [];
+  const odd = pieces.filter((piece) => piece.length <= 2 || !/[aeiouy]/i.test(piece) || /[^aeiouy]{4}/i.test(piece.slice(1))).length;
+  return odd >= 4 && odd * 2 >= pieces.length;
 }
 
 /**
