@@ -4,6 +4,8 @@ import { errors } from '../model/errors.js';
 import type { RepoInfo } from '../io/git.js';
 import { bundledSafetyRulesPath, compiledSafetyRulesPath, repoPaths } from '../io/paths.js';
 import { readState, type State } from '../memory/state.js';
+import { assertDistinctRunPaths } from '../io/output-paths.js';
+import { CONFIG_FILE } from '../settings/resolve.js';
 import { safetyPolicyOf, type SafetyPolicy } from '../safety/policy.js';
 import { withBundledFloor } from '../safety/policy-floor.js';
 import { skillOf, skillPath } from '../model/rule-target.js';
@@ -49,6 +51,8 @@ export async function load(_input: object, ctx: RunContext): Promise<Loaded> {
     const skill = skillOf(rule.target);
     if (skill !== null) skills.add(skill);
   }
+  // The skills the ledger names are known only now (the runner checked the others before the lock).
+  assertDistinctRunPaths(ctx.root, ctx.settings, skills, CONFIG_FILE);
   const skillTexts: Record<string, string | undefined> = {};
   for (const skill of [...skills].sort()) skillTexts[skill] = await ctx.fs.readText(paths.skill(skill));
   const unreadableSkills = checkSkillFiles(skillTexts, ctx, notices);
