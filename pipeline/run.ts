@@ -2,6 +2,8 @@ import type { RunContext } from './context.js';
 import { StageTable, type Produced, type StageSpec } from './stage-table.js';
 import { withLock } from './io/lock.js';
 import { repoPaths } from './io/paths.js';
+import { assertDistinctRunPaths } from './io/output-paths.js';
+import { CONFIG_FILE } from './settings/resolve.js';
 import { apply } from './stages/apply.js';
 import { writeReport } from './stages/write-report.js';
 import { commit } from './stages/commit.js';
@@ -92,6 +94,8 @@ export interface RunResult {
 
 /** Runs every stage in order under the lock (a dry-run too: it writes the report a real run commits). */
 export async function runSleepCycle(ctx: RunContext): Promise<RunResult> {
+  // Before the lock file is even created: a lock that is MEMORY.md would be taken for a stale one and moved.
+  assertDistinctRunPaths(ctx.root, ctx.settings, [], CONFIG_FILE);
   const lockOptions = { path: repoPaths(ctx.root, ctx.settings).lock, runId: ctx.runId, now: ctx.now, staleMinutes: ctx.settings.lock_stale_minutes };
   return withLock(ctx.fs, lockOptions, async (lock) => {
     let data: object = {};

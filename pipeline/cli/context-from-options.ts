@@ -13,6 +13,7 @@ import { CONFIG_FILE, resolveSettings, type ResolvedSettings } from '../settings
 import type { Settings } from '../settings/schema.js';
 import { createClaudeSynthesizer } from '../synth/claude.js';
 import { createOfflineSynthesizer } from '../synth/offline.js';
+import { categoryPatternNotices } from '../telemetry/classify.js';
 import { PROMPT_VERSION } from '../synth/prompt.js';
 
 /** The effects a command may use; tests swap any of them. Defaults are read only here. */
@@ -83,7 +84,7 @@ export function buildRunContext(deps: CliDeps, root: string, settings: Settings,
     synthesizer: createOfflineSynthesizer(),
     ...llmFor(settings, deps.env),
     logger,
-    startupNotices: synthesizerNotices(settings, deps.env),
+    startupNotices: [...synthesizerNotices(settings, deps.env), ...categoryPatternNotices(settings.error_categories)],
     ...(deps.rangeFolder ? { rangeFolder: deps.rangeFolder } : {}),
   };
 }

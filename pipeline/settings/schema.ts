@@ -1,4 +1,3 @@
-import { backtrackRisk } from '../telemetry/pattern-bounds.js';
 import { CATEGORY_NAME, compileCategoryPatterns, type CategoryPatternSpec } from '../telemetry/classify.js';
 
 /** Every setting with its description, default and check. Keys are the YAML keys in config/sleep-cycle.yaml. */
@@ -155,9 +154,8 @@ const categoryPatterns = (value: unknown) => {
     } catch (error) {
       return expected(`item ${i + 1}: ${(error as Error).message}`);
     }
-    // It runs on every failure a night classifies: one that can backtrack without bound would hold the night.
-    const risk = backtrackRisk(pattern);
-    if (risk !== null) return expected(`item ${i + 1}'s pattern may backtrack without bound: ${risk}`);
+    // One that can backtrack without bound is kept here and left out where patterns are compiled (with a
+    // notice): a repository's settings must not cost the night its rules.
     specs.push({ category, pattern });
   }
   return { ok: true as const, value: specs };

@@ -4,13 +4,17 @@ import { errors } from '../model/errors.js';
 import type { RepoInfo } from '../io/git.js';
 import { bundledSafetyRulesPath, compiledSafetyRulesPath, repoPaths } from '../io/paths.js';
 import { readState, type State } from '../memory/state.js';
+import { assertDistinctRunPaths } from '../io/output-paths.js';
+import { CONFIG_FILE } from '../settings/resolve.js';
 import { safetyPolicyOf, type SafetyPolicy } from '../safety/policy.js';
+import { withBundledFloor } from '../safety/policy-floor.js';
 import { skillOf, skillPath } from '../model/rule-target.js';
 import { skillFileProblem } from '../memory/skills-yaml.js';
 import { brokenEventLines } from '../memory/lifecycle.js';
 import { redact } from '../safety/redact.js';
 
 const CLAUDE_MD = 'CLAUDE.md';
+const BUNDLED = 'bundled default policy';
 
 export interface Loaded {
   state: State;
@@ -33,7 +37,7 @@ export interface Loaded {
 
 /**
  * load: reads everything the pure stages need — state, MEMORY.md, the skill files rules may go to,
- * and the safety policy. A broken policy stops the run here, before anything is written.
+ * and the safety policy (the repository's, on the bundled one as a floor). A broken policy stops the run here, before anything is written.
  */
 export async function load(_input: object, ctx: RunContext): Promise<Loaded> {
   const paths = repoPaths(ctx.root, ctx.settings);
@@ -47,21 +51,13 @@ export async function load(_input: object, ctx: RunContext): Promise<Loaded> {
     const skill = skillOf(rule.target);
     if (skill !== null) skills.add(skill);
   }
+  // The skills the ledger names are known only now (the runner checked the others before the lock).
+  assertDistinctRunPaths(ctx.root, ctx.settings, skills, CONFIG_FILE);
   const skillTexts: Record<string, string | undefined> = {};
   for (const skill of [...skills].sort()) skillTexts[skill] = await ctx.fs.readText(paths.skill(skill));
   const unreadableSkills = checkSkillFiles(skillTexts, ctx, notices);
 
-  let policyPath = paths.safetyRules;
-  let policyText = await ctx.fs.readText(policyPath);
-  if (policyText === undefined) {
-    policyPath = bundledSafetyRulesPath();
-    policyText = await ctx.fs.readText(policyPath);
-    if (policyText === undefined) {
-      throw errors.safetyRules(rel(ctx.root, paths.safetyRules), '(file)', 'a safety policy file', 'no file, and no bundled default');
-    }
-    notices.push(`${ctx.settings.safety_rules} not found: drafts were checked against the bundled default policy.`);
-  }
-  const policy = safetyPolicyOf(policyText, policyPath === paths.safetyRules ? rel(ctx.root, policyPath) : 'bundled default policy', await ctx.fs.readText(compiledSafetyRulesPath()));
+  const policy = await loadPolicy(ctx, paths.safetyRules, notices);
   const lifecycleText = await ctx.fs.readText(paths.lifecycle);
   const broken = brokenEventLines(lifecycleText);
   if (broken.length > 0) {
@@ -80,6 +76,30 @@ export async function load(_input: object, ctx: RunContext): Promise<Loaded> {
     throw errors.usage(`--branch ${ctx.options.branch} is the branch you are on: leave out --branch to commit here, or name the proposal branch (e.g. sleep-cycle/nightly).`);
   }
   return { state, memoryText, claudeText, skillTexts, unreadableSkills, policy, lifecycleText, archiveText, repo, notices };
+}
+
+/**
+ * The repository's policy on the bundled one as a floor (policy-floor.ts): a repository can add rules and
+ * tighten, never remove or weaken a bundled block. Without a policy of its own, the bundled one alone.
+ */
+async function loadPolicy(ctx: RunContext, repoPath: string, notices: string[]): Promise<SafetyPolicy> {
+  const compiled = await ctx.fs.readText(compiledSafetyRulesPath());
+  const bundledText = await ctx.fs.readText(bundledSafetyRulesPath());
+  const repoText = await ctx.fs.readText(repoPath);
+  if (repoText === undefined && bundledText === undefined) {
+    throw errors.safetyRules(rel(ctx.root, repoPath), '(file)', 'a safety policy file', 'no file, and no bundled default');
+  }
+  const bundled = bundledText === undefined ? undefined : safetyPolicyOf(bundledText, BUNDLED, compiled);
+  if (repoText === undefined) {
+    notices.push(`${ctx.settings.safety_rules} not found: drafts were checked against the bundled default policy.`);
+    return bundled!;
+  }
+  if (bundled !== undefined && repoText === bundledText) return { ...bundled, file: rel(ctx.root, repoPath) };
+  const own = safetyPolicyOf(repoText, rel(ctx.root, repoPath), compiled);
+  if (bundled === undefined) return own;
+  const floored = withBundledFloor(own, bundled);
+  notices.push(...floored.notices);
+  return floored.policy;
 }
 
 /**

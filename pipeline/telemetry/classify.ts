@@ -1,4 +1,5 @@
 import { errorLine, HTTP_STATUS } from './error-line.js';
+import { backtrackRisk } from './pattern-bounds.js';
 
 /** The line a category and a template are read from (the miner imports it from here or error-line.ts). */
 export { errorLine };
@@ -187,7 +188,20 @@ export interface CategoryPatternSpec {
   pattern: string;
 }
 
-/** Compiles settings' `error_categories`; throws a SyntaxError for a bad pattern (settings check it at load). */
+/**
+ * Compiles settings' `error_categories`; throws a SyntaxError for a bad pattern (settings check it at load).
+ * A pattern that may backtrack without bound (pattern-bounds.ts) is left out here, the one place a spec
+ * becomes a RegExp: a repository's settings cannot hold a night, and the night still writes its rules
+ * (`categoryPatternNotices` says which pattern was left out and why).
+ */
 export function compileCategoryPatterns(specs: readonly CategoryPatternSpec[]): CategoryPattern[] {
-  return specs.map(({ category, pattern }) => ({ category, pattern: new RegExp(pattern, CATEGORY_PATTERN_FLAGS) }));
+  return specs.filter(({ pattern }) => backtrackRisk(pattern) === null).map(({ category, pattern }) => ({ category, pattern: new RegExp(pattern, CATEGORY_PATTERN_FLAGS) }));
+}
+
+/** One notice per `error_categories` pattern compileCategoryPatterns leaves out, naming it and the reason. */
+export function categoryPatternNotices(specs: readonly CategoryPatternSpec[]): string[] {
+  return specs.flatMap(({ category, pattern }, i) => {
+    const risk = backtrackRisk(pattern);
+    return risk === null ? [] : [`error_categories item ${i + 1} (${category}): the pattern ${JSON.stringify(pattern)} may backtrack without bound (${risk}), so it was not used; failures it would match got the built-in categories. Rewrite it with one unbounded or large quantifier at most.`];
+  });
 }

@@ -1,6 +1,7 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { cli } from '../helpers/in-process.js';
 import { failures, git, lines, makeDir, read, PACKAGE_ROOT } from '../helpers/repo.js';
 import { markupOutsideCode } from '../helpers/attack-detect.js';
@@ -135,3 +136,16 @@ describe('the policy re-check reads the rule text, never its stored hash', () =>
   });
 });
 
+
+describe('the bundled policy is a floor a repository policy cannot lower', () => {
+  it('a committed policy with the block rules and deny lists emptied still runs, and the report says the bundled blocks apply', async () => {
+    const data = parseYaml(BUNDLED);
+    data.rules = data.rules.filter((rule: { severity: string }) => rule.severity === 'warn');
+    data.commands.deny = [];
+    const permissive = stringifyYaml(data);
+    const dir = makeDir({ 'MEMORY.md': MEMORY, 'logs/telemetry.jsonl': lines(...failures(3, {})), 'config/safety-rules.yaml': permissive }, { git: true });
+    const night = await cli(dir, ['run']);
+    expect(night.code).toBe(0);
+    expect(read(dir, 'proposed_memory_updates.md')).toMatch(/config\/safety-rules\.yaml leaves out or weakens what the bundled safety policy blocks \(rule no-force-push, rule no-hook-bypass.* and \d+ more\): the bundled policy is a floor/);
+  });
+});

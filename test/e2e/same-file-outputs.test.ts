@@ -1,0 +1,68 @@
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cli } from '../helpers/in-process.js';
+import { failures, git, lines, makeDir, read } from '../helpers/repo.js';
+
+/** Two files a run writes (or one it writes and one it reads) that are one file: refused before anything is written. */
+
+const MEMORY = '# Team notes\n\nHuman text that must never be lost.\n\n## Derived Rules\n';
+
+function repo(files: Record<string, string> = {}): string {
+  return makeDir({ 'MEMORY.md': MEMORY, 'logs/telemetry.jsonl': lines(...failures(3, {})), ...files }, { git: true });
+}
+
+describe('outputs of a run that are one file', () => {
+  it.each([['run'], ['run', '--dry-run']])('report_file: MEMORY.md is E_CONFIG naming both settings (%s); MEMORY.md is untouched', async (...args) => {
+    const dir = repo({ 'config/sleep-cycle.yaml': 'report_file: MEMORY.md\n' });
+    const night = await cli(dir, args);
+    expect(night.code).toBe(2);
+    expect(night.json.error.code).toBe('E_CONFIG');
+    expect(night.json.error.message).toMatch(/^report_file and memory_file both name MEMORY\.md: .*Nothing was written/);
+    expect(read(dir, 'MEMORY.md')).toBe(MEMORY);
+  });
+
+  it.each([['run'], ['run', '--dry-run']])('a report that is a link to MEMORY.md is E_IO (%s); MEMORY.md keeps its human notes', async (...args) => {
+    const dir = repo();
+    symlinkSync('MEMORY.md', join(dir, 'proposed_memory_updates.md'));
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '--quiet', '-m', 'report link');
+    const night = await cli(dir, args);
+    expect(night.code).toBe(1);
+    expect(night.json.error.code).toBe('E_IO');
+    expect(night.json.error.message).toMatch(/^proposed_memory_updates\.md \(report_file\) is the same file as MEMORY\.md \(memory_file\), through a link/);
+    expect(read(dir, 'MEMORY.md')).toBe(MEMORY);
+  });
+
+  it('a lock file that is a link to MEMORY.md is refused before the lock is taken (a stale lock would be moved away)', async () => {
+    const dir = repo();
+    mkdirSync(join(dir, '.sleep-cycle'));
+    symlinkSync('../MEMORY.md', join(dir, '.sleep-cycle/lock'));
+    const night = await cli(dir, ['run']);
+    expect(night.json.error?.code).toBe('E_IO');
+    expect(night.json.error.message).toContain('(state_dir (lock)) is the same file as MEMORY.md (memory_file)');
+    expect(read(dir, 'MEMORY.md')).toBe(MEMORY);
+  });
+
+  it('memory_file naming the safety policy (a file the run reads) is E_CONFIG', async () => {
+    const dir = repo({ 'config/sleep-cycle.yaml': 'memory_file: config/safety-rules.yaml\n' });
+    const night = await cli(dir, ['run']);
+    expect(night.json.error?.code).toBe('E_CONFIG');
+    expect(night.json.error.message).toMatch(/^safety_rules and memory_file both name config\/safety-rules\.yaml/);
+  });
+
+  it('a skill routed to the memory file is E_CONFIG', async () => {
+    const dir = repo({ 'config/sleep-cycle.yaml': 'memory_file: skills/git.yaml\nrouting:\n  git_push: git\n' });
+    const night = await cli(dir, ['run']);
+    expect(night.json.error?.code).toBe('E_CONFIG');
+    expect(night.json.error.message).toMatch(/^skills_dir \(git\.yaml\) and memory_file both name skills\/git\.yaml/);
+  });
+
+  it('distinct files, one of them a link inside the repository, still run', async () => {
+    const dir = repo({ 'docs/report.md': '' });
+    symlinkSync('docs/report.md', join(dir, 'proposed_memory_updates.md'));
+    const night = await cli(dir, ['run', '--dry-run']);
+    expect(night.code, JSON.stringify(night.json.error)).toBe(0);
+    expect(read(dir, 'docs/report.md')).toContain('# Proposed memory updates');
+  });
+});
