@@ -114,9 +114,12 @@ const CHECKS: Record<BuiltinCheck, (command: SimpleCommand, policy: CommandPolic
    * rule may not put files into one (they would go with the next `rm -rf dist`).
    */
   'into-build-dir': (command, policy) => {
-    const gitMove = command.program === 'git' && command.args.find((a) => !a.startsWith('-')) === 'mv';
-    if (!PLACERS.has(command.program) && !gitMove) return false;
+    const gitSub = command.program === 'git' ? operands(command)[0] : undefined;
     const inBuild = (path: string) => policy.build_dirs.includes(normalPath(path).split('/')[0] ?? '');
+    // A worktree in a build directory holds uncommitted work the next `rm -rf dist` deletes.
+    if (gitSub === 'worktree' && operands(command)[1] === 'add') return operands(command).slice(2, 3).some(inBuild);
+    const gitMove = gitSub === 'mv';
+    if (!PLACERS.has(command.program) && !gitMove) return false;
     // `-t dir`, `-rt dir`, `-tdir`, `--target-directory[=]dir`: the directory everything goes into.
     const targets = command.args.flatMap((arg, i) => {
       if (arg === '--target-directory') return [command.args[i + 1] ?? ''];

@@ -139,7 +139,19 @@ function resolve(command: SimpleCommand, policy: CommandPolicy, hops = 0): Simpl
   const launched = launchedProgram(program, command.args, policy);
   // The launcher keeps only its own options; the rest belongs to the program it runs.
   if (launched) return [{ ...self, args: command.args.slice(0, command.args.length - launched.args.length - 1) }, ...resolve({ ...command, program: launched.program, args: launched.args, via: program }, policy, hops + 1)];
+  // `find … -exec git push -f {} \;`: what -exec/-ok runs is a command too (its `{}` a file name found at run time).
+  if (program === 'find') return [self, ...findExecs(command.args).flatMap((inner) => resolve({ ...command, ...inner, via: 'find' }, policy, hops + 1))];
   return [self];
+}
+
+function findExecs(args: string[]): { program: string; args: string[] }[] {
+  const execs: { program: string; args: string[] }[] = [];
+  args.forEach((arg, i) => {
+    if (!/^-(?:exec|execdir|ok|okdir)$/.test(arg) || args[i + 1] === undefined) return;
+    const end = args.findIndex((a, j) => j > i && (a === ';' || a === '\\;' || a === '+'));
+    execs.push({ program: args[i + 1]!, args: args.slice(i + 2, end < 0 ? undefined : end) });
+  });
+  return execs;
 }
 
 /** `timeout 10 x`, `nice -n 5 x`, `env -i x`: the options (and a duration) before the command. */

@@ -111,8 +111,8 @@ function allowPattern(entry: string): RegExp {
 export function runtimeArgumentFindings(command: SimpleCommand, policy: CommandPolicy): SettingFinding[] {
   const guarded = GUARDED_PROGRAMS.has(command.program) || policy.deny.some((rule) => rule.program?.includes(command.program));
   if (!guarded) return [];
-  const fromStdin = command.via === 'xargs' || command.via === 'parallel';
+  const fromStdin = command.via === 'xargs' || command.via === 'parallel' || (command.via === 'find' && command.args.some((arg) => arg.includes('{}')));
   if (!fromStdin && !command.expanded) return [];
-  const what = fromStdin ? `arguments from stdin through ${command.via}` : 'a variable or command substitution';
+  const what = fromStdin ? `arguments found at run time (${command.via === 'find' ? "find's {}" : `stdin through ${command.via}`})` : 'a variable or command substitution';
   return [{ id: 'runtime-arguments', reason: `${command.program} has deny rules, and it gets ${what}: the checker cannot see the value, which could be one of the flags they deny` }];
 }

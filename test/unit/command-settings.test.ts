@@ -58,22 +58,27 @@ describe('class B: arguments known only at run time, for programs with deny rule
     'chmod $MODE run.sh',
     'env git push $F origin',
     "sh -c 'git push $F origin main'",
+    "find . -name '*.ts' -exec git add {} +",
+    "find . -type f -execdir chmod {} \\;",
   ];
   it.each(hostile)('blocks %s', async (command) => {
     expect(await ids(command)).toContain('runtime-arguments');
   });
-  const harmless = ["git commit -m 'costs $5'", 'git push \\$F', 'echo $HOME', 'ls | xargs wc -l', 'npx vitest run'];
+  const harmless = ["git commit -m 'costs $5'", 'git push \\$F', 'echo $HOME', 'ls | xargs wc -l', 'npx vitest run', "find . -name '*.ts' -exec grep -n TODO {} +"];
   it.each(harmless)('lets %s through', async (command) => {
     expect(await ids(command)).not.toContain('runtime-arguments');
+  });
+  it("checks what find's -exec runs as a command of its own", async () => {
+    expect(await ids('find . -name x -exec git push -f origin main \\;')).toContain('force-push');
   });
 });
 
 describe('class C: nothing moved, copied or linked into a build directory', () => {
-  const hostile = ['mv src dist/ && rm -rf dist', 'mv src dist', 'cp -r src build/', 'mv -t dist src', 'mv --target-directory=out lib', 'ln -s ../../src node_modules/x', 'git mv src dist/src', 'mv ./src ./dist/ ; rm -rf ./dist', 'cp -rt coverage src'];
+  const hostile = ['mv src dist/ && rm -rf dist', 'mv src dist', 'cp -r src build/', 'mv -t dist src', 'mv --target-directory=out lib', 'ln -s ../../src node_modules/x', 'git mv src dist/src', 'mv ./src ./dist/ ; rm -rf ./dist', 'cp -rt coverage src', 'git worktree add dist', 'git worktree add build/wt main'];
   it.each(hostile)('blocks %s', async (command) => {
     expect(await ids(command)).toContain('into-build-dir');
   });
-  const harmless = ['rm -rf dist', 'mv a.txt b.txt', 'cp .env.example .env.test', 'mv dist/app.js app.js', 'git mv old.ts new.ts', 'rm -rf node_modules && npm ci'];
+  const harmless = ['rm -rf dist', 'mv a.txt b.txt', 'cp .env.example .env.test', 'mv dist/app.js app.js', 'git mv old.ts new.ts', 'rm -rf node_modules && npm ci', 'git worktree add wt main'];
   it.each(harmless)('lets %s through', async (command) => {
     expect(await ids(command)).not.toContain('into-build-dir');
   });
