@@ -14,6 +14,8 @@ export interface SimpleCommand {
   substituted: boolean;
   /** The wrapper or launcher that runs it (`env`, `npx`), if any. */
   via?: string;
+  /** Some argument is a parameter, command or arithmetic expansion (`$F`, `$(…)`): its value is known only at run time. */
+  expanded?: boolean;
 }
 
 /**
@@ -33,6 +35,11 @@ const SENDERS = new Set(['nc', 'ncat', 'netcat', 'socat', 'scp', 'rsync', 'sftp'
 const UPLOAD_FLAG = /^(?:-T|--upload-file|-F|--form|--post-file|--body-file)$/;
 const DATA_FLAG = /^(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?)$/;
 const TEST_RUNNERS = new Set(['pytest', 'py.test', 'tox', 'nox']);
+
+/** Programs the builtin checks read (besides those deny rules name): their arguments must be visible (command-settings.ts). */
+export const GUARDED_PROGRAMS: ReadonlySet<string> = new Set(['git', 'rm', 'mv', 'cp', 'ln', 'chmod', 'chown', 'install', 'mkdir', 'find', ...DELETERS, ...DOWNLOADERS, ...ENV_DUMPERS, ...SENDERS, ...TEST_RUNNERS]);
+/** Programs that put files at a destination: mv, cp, ln (and rsync, also refused as a sender). */
+const PLACERS = new Set(['mv', 'cp', 'ln', 'rsync']);
 
 const operands = (command: SimpleCommand): string[] => command.args.filter((arg) => !arg.startsWith('-'));
 const normalPath = (path: string): string => path.replace(/^["']|["']$/g, '').replace(/^(?:\.\/)+/, '').replace(/\/+$/, '');
@@ -100,6 +107,28 @@ const CHECKS: Record<BuiltinCheck, (command: SimpleCommand, policy: CommandPolic
     const targets = operands(command).slice(gitDelete ? 1 : 0);
     if (targets.length === 0) return !(gitDelete && command.args.includes('clean'));
     return targets.some((target) => /[$`*?[\]{}]|ANY_VALUE/.test(target));
+  },
+  /**
+   * A move, copy or link into a listed build directory (`mv src dist/`, `cp -t build x`, `git mv a dist/a`):
+   * a build directory is exempt from recursive-delete only while nothing but the build writes there, so a
+   * rule may not put files into one (they would go with the next `rm -rf dist`).
+   */
+  'into-build-dir': (command, policy) => {
+    const gitSub = command.program === 'git' ? operands(command)[0] : undefined;
+    const inBuild = (path: string) => policy.build_dirs.includes(normalPath(path).split('/')[0] ?? '');
+    // A worktree in a build directory holds uncommitted work the next `rm -rf dist` deletes.
+    if (gitSub === 'worktree' && operands(command)[1] === 'add') return operands(command).slice(2, 3).some(inBuild);
+    const gitMove = gitSub === 'mv';
+    if (!PLACERS.has(command.program) && !gitMove) return false;
+    // `-t dir`, `-rt dir`, `-tdir`, `--target-directory[=]dir`: the directory everything goes into.
+    const targets = command.args.flatMap((arg, i) => {
+      if (arg === '--target-directory') return [command.args[i + 1] ?? ''];
+      if (arg.startsWith('--target-directory=')) return [arg.slice(19)];
+      const short = /^-[A-Za-z]*?t(.*)$/.exec(arg);
+      return short && !arg.startsWith('--') ? [short[1] || (command.args[i + 1] ?? '')] : [];
+    });
+    const places = operands(command).slice(gitMove ? 1 : 0);
+    return [...targets, ...places.slice(-1)].some(inBuild);
   },
   /** A test run that deselects tests: pytest -k 'not …' / -k nothing, --deselect, --ignore, -p no:… */
   'tests-deselected': (command) => {

@@ -1,6 +1,7 @@
 import type { BashNode } from '@ericcornelissen/bash-parser';
 import type { CommandDeny, CommandPolicy } from './command-policy.js';
 import { violatesBuiltin, type SimpleCommand } from './command-builtins.js';
+import { environmentFindings, gitSettingFindings, runtimeArgumentFindings } from './command-settings.js';
 
 /**
  * Checks commands (from a model-written rule) against the command policy. Each candidate is parsed with
@@ -118,7 +119,8 @@ function toSimple(node: BashNode, pipeline: SimpleCommand[] | null, substituted:
   const suffix = words(node['suffix']);
   const args = suffix.filter((w) => w.type === 'Word').map((w) => w.text ?? '');
   const redirects = suffix.filter((w) => w.type === 'Redirect').map((w) => (w['file'] as BashNode | undefined)?.text ?? '');
-  return { program: name, args, env, redirects, pipeline, substituted };
+  const expanded = suffix.some((w) => w.type === 'Word' && Array.isArray(w['expansion']) && (w['expansion'] as unknown[]).length > 0);
+  return { program: name, args, env, redirects, pipeline, substituted, ...(expanded ? { expanded } : {}) };
 }
 
 /** The command a wrapper or launcher runs, checked in its place (the wrapper's own options dropped). */
@@ -137,7 +139,19 @@ function resolve(command: SimpleCommand, policy: CommandPolicy, hops = 0): Simpl
   const launched = launchedProgram(program, command.args, policy);
   // The launcher keeps only its own options; the rest belongs to the program it runs.
   if (launched) return [{ ...self, args: command.args.slice(0, command.args.length - launched.args.length - 1) }, ...resolve({ ...command, program: launched.program, args: launched.args, via: program }, policy, hops + 1)];
+  // `find … -exec git push -f {} \;`: what -exec/-ok runs is a command too (its `{}` a file name found at run time).
+  if (program === 'find') return [self, ...findExecs(command.args).flatMap((inner) => resolve({ ...command, ...inner, via: 'find' }, policy, hops + 1))];
   return [self];
+}
+
+function findExecs(args: string[]): { program: string; args: string[] }[] {
+  const execs: { program: string; args: string[] }[] = [];
+  args.forEach((arg, i) => {
+    if (!/^-(?:exec|execdir|ok|okdir)$/.test(arg) || args[i + 1] === undefined) return;
+    const end = args.findIndex((a, j) => j > i && (a === ';' || a === '\\;' || a === '+'));
+    execs.push({ program: args[i + 1]!, args: args.slice(i + 2, end < 0 ? undefined : end) });
+  });
+  return execs;
 }
 
 /** `timeout 10 x`, `nice -n 5 x`, `env -i x`: the options (and a duration) before the command. */
@@ -181,7 +195,7 @@ function judge(command: SimpleCommand, policy: CommandPolicy, code: boolean, rep
     if (code && sub !== null && !allowed.includes(sub)) findings.push({ id: 'unknown-subcommand', reason: 'it runs a subcommand the command policy does not list for its program' });
   }
   for (const rule of policy.deny) if (matches(rule, command, policy)) findings.push({ id: rule.id, reason: rule.reason });
-  findings.push(...placeFindings(command, policy));
+  findings.push(...placeFindings(command, policy), ...gitSettingFindings(command, policy), ...environmentFindings(command, policy), ...runtimeArgumentFindings(command, policy));
   // `sh -c '…'` and `eval …` run a string: that string is a command too.
   if (depth < MAX_DEPTH) {
     if ((INTERPRETER_STRING.test(command.program) || command.program === 'bash') && command.args.includes('-c')) {

@@ -15,6 +15,7 @@ export const BUILTIN_CHECKS = [
   'environment-out',
   'tests-deselected',
   'unlisted-delete-targets',
+  'into-build-dir',
 ] as const;
 export type BuiltinCheck = (typeof BUILTIN_CHECKS)[number];
 
@@ -46,6 +47,10 @@ export interface CommandPolicy {
   build_dirs: string[];
   /** Hosts a command may reach (a subdomain of a listed host too). */
   hosts: string[];
+  /** The only git settings a rule may write (`git config`, `git -c`); absent: command-settings.ts's defaults. */
+  git_settings?: string[];
+  /** The only `NAME=value` assignments a rule's command may carry (`*`: one plain word); absent: the defaults. */
+  env_allow?: string[];
   /** The allowlist grammar of advice without a command (advice-grammar.ts). */
   advice: AdviceGrammar;
   /** Words that describe a dangerous action in prose ("switch on the push's overwrite option"). */
@@ -106,7 +111,7 @@ export interface CommandPolicyProblem {
 
 // `actions` (the verbs a clause could start with, before the advice grammar) is still read and ignored, so
 // that a policy copied by an older `init` keeps loading; the grammar's defaults apply without `advice`.
-const KEYS = ['programs', 'launchers', 'wrappers', 'build_dirs', 'hosts', 'actions', 'advice', 'concepts', 'safeguards', 'switches', 'remote_code', 'deny'];
+const KEYS = ['programs', 'launchers', 'wrappers', 'build_dirs', 'hosts', 'actions', 'advice', 'concepts', 'safeguards', 'switches', 'remote_code', 'git_settings', 'env_allow', 'deny'];
 const SAFEGUARD_KEYS = ['objects', 'defeats', 'identities', 'except'] as const;
 const ADVICE_KEYS = ['observe', 'act', 'negatable', 'protected', 'verbs'] as const;
 const LIST_KEYS = ['launchers', 'wrappers', 'build_dirs', 'hosts', 'concepts'] as const;
@@ -129,8 +134,9 @@ export function parseCommandPolicy(data: unknown, problems: CommandPolicyProblem
   const advice = data['advice'] === undefined ? DEFAULT_ADVICE : parseAdvice(data['advice'], report);
   const switches = data['switches'] === undefined ? undefined : parseSwitches(data['switches'], report);
   const remote = data['remote_code'] === undefined ? undefined : parseRemoteCode(data['remote_code'], report);
+  const allowlists = Object.fromEntries((['git_settings', 'env_allow'] as const).filter((key) => data[key] !== undefined).map((key) => [key, stringList(data[key], `${AT}.${key}`, report, true)]));
   if (problems.length > before || advice === undefined) return undefined;
-  return { programs, ...lists, advice, ...(safeguards ? { safeguards } : {}), ...(switches ? { switches } : {}), ...(remote ? { remote_code: remote } : {}), deny };
+  return { programs, ...lists, ...allowlists, advice, ...(safeguards ? { safeguards } : {}), ...(switches ? { switches } : {}), ...(remote ? { remote_code: remote } : {}), deny };
 }
 
 /** The grammar a policy without `advice:` gets: the same lists as the bundled config/safety-rules.yaml. */
