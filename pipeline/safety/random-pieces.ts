@@ -48,10 +48,14 @@ export function readsAsRandomPart(part: string): boolean {
 export function randomPieceFindings(text: string, options: PieceOptions = {}): Finding[] {
   if (!mayHoldPieces(text)) return [];
   const pieces = piecesOf(text);
+  const marked = text.includes('[REDACTED:');
   const out: Finding[] = [];
   let run: [number, number][] = [];
   const flush = (): void => {
-    if (run.length > 0) for (const f of windowsOf(text, run, options.anchored === true && out.length === 0 && run[0]![0] === firstPiece(pieces))) out.push(f);
+    // A run with no piece that mixes classes (most runs: words and numbers) holds no window: its pieces are not judged.
+    if (run.length > 0 && MIXED.test(text.slice(run[0]![0], run[run.length - 1]![1]))) {
+      for (const f of windowsOf(text, run, options.anchored === true && out.length === 0 && run[0]![0] === firstPiece(pieces), marked)) out.push(f);
+    }
     run = [];
   };
   for (let k = 0; k < pieces.length; k += 1) {
@@ -91,11 +95,19 @@ const firstPiece = (pieces: readonly [number, number][]): number => pieces[0]?.[
  * and at least MIN_PIECES - 1 separators. Most log lines pass; the test only spares the ones that cannot hold a window.
  */
 function mayHoldPieces(text: string): boolean {
-  return text.length >= MIN_ANCHORED && /[A-Za-z]/.test(text) && (/\d/.test(text) || (/[a-z]/.test(text) && /[A-Z]/.test(text)));
+  return text.length >= MIN_ANCHORED && MIXED.test(text);
 }
+/**
+ * Every window that reads as random holds two classes of character, and its random or hex pieces mix them
+ * inside a piece (a letter beside a digit, a capital after lower case); base32 pieces without digits stand
+ * beside ones with them. A text with no such pair holds no window.
+ */
+const MIXED = /[A-Za-z]\d|\d[A-Za-z]|[a-z][A-Z]/;
 
 /** Whether the gap between two pieces separates pieces of one token: a short separator on a line, or a column's line break. */
 function joins(text: string, before: readonly [number, number], after: readonly [number, number]): boolean {
+  // One character that is no piece's and no line break (the usual gap): a separator.
+  if (after[0] - before[1] === 1 && text.charCodeAt(before[1]) !== 10 && text.charCodeAt(before[1]) !== 13) return true;
   const gap = text.slice(before[1], after[0]);
   if (!gap.includes('\n') && !gap.includes('\r')) return gap.length <= MAX_SEPARATOR && allSeparators(text, before[1], after[0]);
   // A column: only blanks and one line break between, the piece before ends its line (a label may come
@@ -117,6 +129,19 @@ function restOfLine(text: string, from: number): string {
 type PieceKind = 'random' | 'hex' | 'word' | 'neutral';
 
 export function pieceKind(piece: string): PieceKind {
+  // Logs repeat their words: each piece is judged once (a bounded memo, emptied when full).
+  let kind = KINDS.get(piece);
+  if (kind === undefined) {
+    if (KINDS.size >= MAX_KINDS) KINDS.clear();
+    kind = judgePiece(piece);
+    KINDS.set(piece, kind);
+  }
+  return kind;
+}
+const KINDS = new Map<string, PieceKind>();
+const MAX_KINDS = 50_000;
+
+function judgePiece(piece: string): PieceKind {
   const parts = piece.split(/[-_]+/).filter((part) => part !== '');
   if (parts.length <= 1) return partKind(parts[0] ?? '');
   // Parts that are each a letter code and a number (`R10-M1-N2`, `x86-64`, `utf-8`): a location or version, a name.
@@ -171,7 +196,7 @@ function kindAt(text: string, start: number, end: number): PieceKind {
 }
 
 /** Windows of `run` (consecutive joined pieces) that read as random tokens. */
-function windowsOf(text: string, run: readonly [number, number][], anchored: boolean): Finding[] {
+function windowsOf(text: string, run: readonly [number, number][], anchored: boolean, marked: boolean): Finding[] {
   if (run.length < (anchored ? 1 : MIN_PIECES)) return [];
   const kinds = run.map(([start, end]) => kindAt(text, start, end));
   const out: Finding[] = [];
@@ -183,7 +208,7 @@ function windowsOf(text: string, run: readonly [number, number][], anchored: boo
     if (!ends) continue;
     // The word that ends it goes with it (windowAt trims words off the edges, and keeps a hex token's last group).
     const to = Math.min(k + 1, run.length);
-    const found = from < k ? windowAt(text, run.slice(from, to), kinds.slice(from, to), anchored && from === 0) : null;
+    const found = from < k ? windowAt(text, run.slice(from, to), kinds.slice(from, to), anchored && from === 0, marked) : null;
     if (found !== null) out.push(found);
     from = k + 1;
   }
@@ -201,7 +226,7 @@ function afterMarker(text: string, start: number): boolean {
 const MARKER_END = /\[REDACTED:[a-z0-9_]+\]$/;
 
 /** The window's random stretch (from its first random piece to its last), when it reads as a token. */
-function windowAt(text: string, run: readonly [number, number][], kinds: readonly PieceKind[], anchored: boolean): Finding | null {
+function windowAt(text: string, run: readonly [number, number][], kinds: readonly PieceKind[], anchored: boolean, marked: boolean): Finding | null {
   let first = 0;
   let last = run.length - 1;
   // The edges are where the token starts and ends: not a word, nor a short piece of lower-case letters (`bad token …`).
@@ -214,7 +239,7 @@ function windowAt(text: string, run: readonly [number, number][], kinds: readonl
     while (last + 1 < run.length && hexPiece(last + 1)) last += 1;
   }
   // An anchor holds for pieces right after it (the text's start, a marker), not for a sentence that goes on past it.
-  anchored = (anchored && first === 0) || afterMarker(text, run[first]?.[0] ?? 0);
+  anchored = (anchored && first === 0) || (marked && afterMarker(text, run[first]?.[0] ?? 0));
   if (first > last || last - first + 1 < (anchored ? 1 : MIN_PIECES)) return null;
   const pieces = run.slice(first, last + 1).map(([start, end]) => text.slice(start, end));
   const joined = pieces.join('');
