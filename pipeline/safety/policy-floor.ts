@@ -81,7 +81,18 @@ function flooredCommands(repo: CommandPolicy | undefined, bundled: CommandPolicy
     switches: flooredById<SafetySwitch>(repo.switches ?? [], bundled.switches ?? [], 'switch', weakened),
     ...(remote ? { remote_code: remote } : {}),
     deny: flooredById<CommandDeny>(repo.deny, bundled.deny, 'deny', weakened),
+    // Allowlists widen as they grow: only the entries both policies list (the bundled one where the repository has none).
+    ...allowlist('git_settings', repo, bundled, weakened),
+    ...allowlist('env_allow', repo, bundled, weakened),
   };
+}
+
+function allowlist(key: 'git_settings' | 'env_allow', repo: CommandPolicy, bundled: CommandPolicy, weakened: string[]): Partial<CommandPolicy> {
+  const mine = repo[key];
+  const floor = bundled[key];
+  if (mine === undefined && floor === undefined) return {};
+  if (mine === undefined || floor === undefined) return { [key]: floor ?? mine };
+  return { [key]: commonOf(mine, floor, `commands.${key}`, weakened) };
 }
 
 /** The repository's programs, except that one the bundled policy limits to subcommands cannot become `any`. */

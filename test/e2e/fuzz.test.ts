@@ -69,8 +69,10 @@ describe('garbage: seeded fuzz of the telemetry reader', () => {
       expect(result.expected.by_recipe[recipe], recipe).toBeGreaterThan(0);
     }
     expectExactCounts(result);
-    // 61 MB: above ingest_worker_min_mb, so a worker thread read the second half, and its fold merged.
-    expect(result.run.json.data.parallel_ingest).toMatchObject({ file: 'logs/telemetry.jsonl', merged: true });
+    // 61 MB: above ingest_worker_min_mb, so a worker thread read the second half. Its fold merges unless a session
+    // of the first half gave a secret away (split-secrets.ts canAbsorb): the fuzz's random tokens now read as cut
+    // secrets (random-pieces.ts), and the range is read again; the counts are exact either way (above).
+    expect(result.run.json.data.parallel_ingest).toMatchObject({ file: 'logs/telemetry.jsonl' });
   });
 
   it('counts exactly with a small max_line_bytes, where many lines straddle the limit', () => {
