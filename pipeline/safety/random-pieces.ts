@@ -14,7 +14,7 @@ import { allSeparators, piecesOf, wordish } from './split-vendor.js';
  *
  * A window also runs down a column (one piece alone on each line: a token wrapped at a few columns), and
  * is asked less where something else anchors it: right after a redaction marker (the rest of a token a
- * shape took the head of) and in the event after one that ended with a secret (split-secret.ts).
+ * shape took the head of), or at a text's start when a caller says so (`anchored`).
  */
 
 /** Pieces longer than this are whole tokens: the other detectors' (and a UUID, a path's part: not pieces). */
