@@ -1,6 +1,6 @@
 import { englishPairs } from './english-pairs.js';
-import { camelWords, entropy, type Finding } from './secrets.js';
-import { allSeparators, piecesOf, wordish } from './split-vendor.js';
+import { entropy, type Finding } from './secrets.js';
+import { allSeparators, piecesOf } from './split-vendor.js';
 
 /**
  * A token cut into pieces with nothing to name it: the body without its prefix, the pieces in another
@@ -14,7 +14,7 @@ import { allSeparators, piecesOf, wordish } from './split-vendor.js';
  *
  * A window also runs down a column (one piece alone on each line: a token wrapped at a few columns), and
  * is asked less where something else anchors it: right after a redaction marker (the rest of a token a
- * shape took the head of), or at a text's start when a caller says so (`anchored`).
+ * shape took the head of).
  */
 
 /** Pieces longer than this are whole tokens: the other detectors' (and a UUID, a path's part: not pieces). */
@@ -30,10 +30,6 @@ const MIN_HEX = 32;
 /** Upper-case letters and digits a window of them needs alone (base32 of 15 bytes). */
 const MIN_UPPER = 24;
 
-export interface PieceOptions {
-  /** Something before the text marks it as a token's rest (the session's last event ended with a secret). */
-  readonly anchored?: boolean;
-}
 
 /**
  * Whether one part of an identifier (a session id cut at `-`, `_`, `.`, `:`, `+`) reads as a piece of a token:
@@ -45,7 +41,7 @@ export function readsAsRandomPart(part: string): boolean {
 }
 
 /** Every random run of pieces in `text`, as source ranges from its first random piece to its last. */
-export function randomPieceFindings(text: string, options: PieceOptions = {}): Finding[] {
+export function randomPieceFindings(text: string): Finding[] {
   if (!mayHoldPieces(text)) return [];
   const pieces = piecesOf(text);
   const marked = text.includes('[REDACTED:');
@@ -54,7 +50,7 @@ export function randomPieceFindings(text: string, options: PieceOptions = {}): F
   const flush = (): void => {
     // A run with no piece that mixes classes (most runs: words and numbers) holds no window: its pieces are not judged.
     if (run.length > 0 && MIXED.test(text.slice(run[0]![0], run[run.length - 1]![1]))) {
-      for (const f of windowsOf(text, run, options.anchored === true && out.length === 0 && run[0]![0] === firstPiece(pieces), marked)) out.push(f);
+      for (const f of windowsOf(text, run, false, marked)) out.push(f);
     }
     run = [];
   };
@@ -88,7 +84,6 @@ export function holdsColumn(text: string): boolean {
 }
 const COLUMN_LINE = /^[ \t]*(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{2,24}[ \t\r]*$/;
 
-const firstPiece = (pieces: readonly [number, number][]): number => pieces[0]?.[0] ?? -1;
 
 /**
  * A cheap test before the pieces are read: a digit and a letter, or both cases, somewhere in the text,

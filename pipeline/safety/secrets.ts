@@ -230,7 +230,7 @@ function hasRandomPart(stem: string): boolean {
  * by run: the same as a pattern would, without its backtracking (nested quantifiers over a long upper-case
  * run took minutes).
  */
-export function camelWords(part: string): boolean {
+function camelWords(part: string): boolean {
   let lower = false;
   for (const [run] of part.matchAll(CASE_RUNS)) {
     const c = run.charCodeAt(0);

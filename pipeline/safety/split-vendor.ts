@@ -139,7 +139,7 @@ function vendorIn(text: string, run: readonly [number, number][]): Finding | nul
 }
 
 /** Words, acronyms and small numbers joined by `_` or `-` (`node_modules`, `CODE_OF_CONDUCT`, `v1`); pieces of two characters are not counted. */
-export function wordish(piece: string): boolean {
+function wordish(piece: string): boolean {
   return piece.split(/[-_]+/).every((part) => part === '' || /^[A-Za-z]?[a-z]+$|^[A-Z]+$|^\d{1,4}$|^[a-z]{1,3}\d{1,2}$/.test(part));
 }
 
