@@ -11,3 +11,11 @@ export function englishPairs(word: string): boolean {
   return true;
 }
 let PAIRS: Set<string> | undefined;
+
+/** How many two letters in a row of `word` (lower case) occur in no word of the BIP-39 list: `workflow` 1, `okhfvdvdqy` 7. */
+export function nonEnglishPairs(word: string): number {
+  PAIRS ??= new Set(BIP39_ENGLISH.split(' ').flatMap((w) => [...w].slice(1).map((c, i) => w[i]! + c)));
+  let count = 0;
+  for (let i = 1; i < word.length; i += 1) if (!PAIRS.has(word[i - 1]! + word[i]!)) count += 1;
+  return count;
+}

@@ -179,13 +179,26 @@ function looksLikeKeyMaterial(run: string): boolean {
 
 /**
  * A vendor prefix with a body too short for its full shape: a token cut off (or split across events).
- * Run only on text with a run of 12 or more that holds a letter and a digit or both cases (`runs.medium`).
+ * Run only on text with a run of 12 or more that holds a letter and a digit, both cases or a `_`/`-` (`runs.medium`).
  */
 const CUT_VENDOR: Detector = {
   kind: 'secret',
   pattern: new RegExp(`${EDGE}(?:${TRUNCATED_PREFIXES})([A-Za-z0-9_-]{6,})`, 'g'),
-  accept: (v) => /\d/.test(v) || (/[a-z]/.test(v) && /[A-Z]/.test(v)),
+  accept: (v) => /\d/.test(v) || (/[a-z]/.test(v) && /[A-Z]/.test(v)) || oneCaseBody(v),
 };
+
+/** A match of CUT_VENDOR whose body, behind a prefix no name starts with, is 8 letters or more of one case. */
+function oneCaseBody(match: string): boolean {
+  const prefix = UNWORDLIKE_PREFIX.exec(match);
+  return prefix !== null && /^(?:[a-z]{8,}|[A-Z]{8,})$/.test(match.slice(prefix[0].length));
+}
+
+/**
+ * The prefixes no name or word starts with: behind them a body of 8 letters of one case is a cut token
+ * too (8 random characters of a 62-letter alphabet are all of one case once in 500). Left out: the
+ * prefixes that start names (`npm_execpath`, `hf_transfer`, `ASIAPACIFIC`, `pypi-server`).
+ */
+const UNWORDLIKE_PREFIX = /^(?:gh[pousr]_|github_pat_|gl(?:pat|dt|rt|ptt|cbt)-|xox[abposre]-|sk-ant-|sk-proj-|[rs]k_(?:live|test)_|whsec_|glsa_|do[opr]_v1_|shp(?:at|ca|pa|ss)_|figd_|lin_(?:api|oauth)_|sntry[su]_|sbp_|pscale_(?:tkn|pw|oauth)_|dckr_pat_|hv[sbr]\.|ATATT3)/;
 
 /** Key material on one line without its BEGIN line or DER prefix: a long base64 run that reads as random (`runs.keyRun`). */
 const KEY_MATERIAL: Detector = {
@@ -443,7 +456,7 @@ function credentialLike(value: string): boolean {
 export interface TokenRuns {
   /** A run of 15 or more: a vendor token or a random one may be there. */
   long: boolean;
-  /** A run of 12 or more with a letter and a digit or both cases: a cut vendor token may be there. */
+  /** A run of 12 or more with a letter and a digit, both cases or a `_`/`-`: a cut vendor token may be there. */
   medium: boolean;
   /** A run of 16 or more with a letter and a digit, or a URL or key block: the rule set may find something. */
   ruleSet: boolean;
@@ -471,6 +484,7 @@ export function tokenRuns(text: string): TokenRuns {
   let letter = false;
   let lower = false;
   let upper = false;
+  let joined = false;
   let key = 0;
   let short = 0;
   let shortClasses = 0;
@@ -483,15 +497,17 @@ export function tokenRuns(text: string): TokenRuns {
       if (c >= 48 && c <= 57) digit = true;
       else if (c >= 65 && c <= 90) letter = upper = true;
       else if (c >= 97 && c <= 122) letter = lower = true;
+      else if (c === 95 || c === 45) joined = true;
     } else {
       if (segment >= 15) runs.long = true;
-      if (segment >= 12 && letter && (digit || (lower && upper))) runs.medium = true;
+      if (segment >= 12 && letter && (digit || (lower && upper) || joined)) runs.medium = true;
       if (segment >= 16 && digit && letter) runs.ruleSet = true;
       segment = 0;
       digit = false;
       letter = false;
       lower = false;
       upper = false;
+      joined = false;
     }
     if (token) {
       length += 1;

@@ -222,6 +222,25 @@ describe('key material and split secrets', () => {
   });
 });
 
+describe('a cut token whose piece is letters of one case', () => {
+  const failure = (session: string, message: string): TelemetryEvent =>
+    ({ timestamp: '2026-11-20T10:00:00Z', tool_name: 'Bash', input_hash: 'h', exit_code: 1, duration_ms: 1, session_id: session, error_message: message }) as TelemetryEvent;
+
+  it('a vendor prefix no name starts with, then 8 letters of one case, is a cut token; a name behind npm_ is not', () => {
+    expect(redact('error: auth header part one ghp_ullwmorc')).toBe('error: auth header part one [REDACTED:secret]');
+    expect(redact('rejected: xoxb-QKZTRWPMVN')).not.toContain('QKZTRWPMVN');
+    for (const kept of ['npm_execpath is not set', 'pip install hf_transfer failed', 'ASIAPACIFIC region unavailable']) expect(redact(kept)).toBe(kept);
+  });
+
+  it('the rest of a token in the next failure of its session is redacted when it is letters of one case, not English words', () => {
+    const tracker = new SplitSecretTracker();
+    tracker.follow(failure('s-1', 'error: auth header part one ghp_Yy1F8j8JM4tweIYlpRSqLJjVMjdx'));
+    expect(tracker.follow(failure('s-1', 'error: auth header part two OKNFVDVDQY')).error_message).toBe('error: auth header part two [REDACTED:secret]');
+    tracker.follow(failure('s-2', 'error: auth header part one ghp_Yy1F8j8JM4tweIYlpRSqLJjVMjdx'));
+    expect(tracker.follow(failure('s-2', 'error: PERMISSION denied for workflow')).error_message).toBe('error: PERMISSION denied for workflow');
+  });
+});
+
 describe('ordinary error text stays readable', () => {
   const ORDINARY = [
     'FATAL: password authentication failed for user "postgres"',
