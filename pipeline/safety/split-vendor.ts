@@ -1,3 +1,4 @@
+import { englishPairs } from './english-pairs.js';
 import { entropy, TRUNCATED_PREFIXES, type Finding } from './secrets.js';
 
 /**
@@ -9,7 +10,7 @@ import { entropy, TRUNCATED_PREFIXES, type Finding } from './secrets.js';
  * (`deploy-ghp_…`). Where the pieces, joined, start a vendor prefix at a piece, the rest of
  * the run is the token's body, up to its last piece that is no word or time (not `… for origin`); it is a secret when it
  * reads as a random body: with the prefix as documented, 8 characters of it; with the prefix's punctuation
- * missing (a looser match, so more is asked), 20 characters and the entropy of random text.
+ * missing (a looser match, so more is asked), 20 characters and the entropy of random text for their length.
  */
 
 /**
@@ -27,8 +28,12 @@ const MAX_SEPARATOR = 8;
 /** Enough for every vendor's body: a body is read this far past its prefix. */
 const MAX_BODY = 512;
 
-/** A word of prose (`for`, `Origin`) or a date or time; upper case and digits are not (AWS bodies are). */
+/**
+ * A word of prose (`for`, `Origin`) or a date or time; upper case and digits are not (AWS bodies are), nor
+ * letters no English word has in a row (`yj`, `zqryp`: the end of a random body).
+ */
 const TRAILER = /^[A-Za-z]?[a-z]{2,}$|^[\dTZ:.-]+$/;
+const trailer = (piece: string): boolean => TRAILER.test(piece) && (!/^[A-Za-z]/.test(piece) || englishPairs(piece.toLowerCase()));
 
 const isPieceCode = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45;
 /** A piece's character at `i`: a `-` or `_` doubled (`sk_l--ive_--…`) is a separator, not part of a piece. */
@@ -122,13 +127,18 @@ function vendorIn(text: string, run: readonly [number, number][]): Finding | nul
   }
   // The body's pieces, without the words and times that end the run (`… expired at 2024-05-01T10:00:00Z`).
   let last = run.length - 1;
-  while (last > 0 && TRAILER.test(text.slice(run[last]![0], run[last]![1]))) last -= 1;
+  // A short piece of a time (`5`, `7Z`) stays when what stands before it is the body's (`… YS 5`: its last
+  // characters), not a date's or a word's.
+  const piece = (k: number): string => text.slice(run[k]![0], run[k]![1]);
+  while (last > 0 && trailer(piece(last)) && !(/^[\dTZ]{1,3}$/.test(piece(last)) && !trailer(piece(last - 1)))) last -= 1;
   let bodyEnd = 0;
   for (let k = 0; k <= last; k += 1) bodyEnd += run[k]![1] - run[k]![0];
   // A token that stands whole in the first piece is the other detectors' (and a run needs a cut).
   if (last === 0 || prefix >= bodyEnd) return null;
   const body = joined.slice(prefix, bodyEnd);
-  const enough = loose ? body.length >= 20 && entropy(body) >= 4 : body.length >= 8;
+  // The entropy of random text for its length: 20 random characters of base62 repeat about three (3.9 bits
+  // where all distinct give 4.3), so a fixed 4 bits refused about half of 20-character bodies (GitLab's).
+  const enough = loose ? body.length >= 20 && entropy(body) >= Math.min(4, Math.log2(body.length) - 0.6) : body.length >= 8;
   if (!enough || !randomBody(body)) return null;
   // Without the prefix's punctuation, half the pieces after the first, at least, are no words: a path of
   // names (`npm/node_modules/node-gyp/CODE_OF_CONDUCT`) is not a body.
@@ -138,9 +148,13 @@ function vendorIn(text: string, run: readonly [number, number][]): Finding | nul
   return { start: run[0]![0], end: run[last]![1], kind: 'secret' };
 }
 
-/** Words, acronyms and small numbers joined by `_` or `-` (`node_modules`, `CODE_OF_CONDUCT`, `v1`); pieces of two characters are not counted. */
+/**
+ * Words, acronyms and small numbers joined by `_` or `-` (`node_modules`, `CODE_OF_CONDUCT`, `v1`); pieces of
+ * two characters are not counted. A word of 5 letters or more has letters in a row that English words have
+ * (`zqryp` is no word; `npm`, `js` are names too short to tell).
+ */
 function wordish(piece: string): boolean {
-  return piece.split(/[-_]+/).every((part) => part === '' || /^[A-Za-z]?[a-z]+$|^[A-Z]+$|^\d{1,4}$|^[a-z]{1,3}\d{1,2}$/.test(part));
+  return piece.split(/[-_]+/).every((part) => part === '' || (/^[A-Za-z]?[a-z]+$/.test(part) ? part.length < 5 || englishPairs(part.toLowerCase()) : /^[A-Z]+$|^\d{1,4}$|^[a-z]{1,3}\d{1,2}$/.test(part)));
 }
 
 /**
