@@ -198,7 +198,7 @@ export class IngestFold {
     }
     const raw = this.categorised(read.event());
     if (!isFailure(raw)) return this.splitSecrets.observeEvent(raw);
-    const event = this.splitSecrets.follow(raw);
+    const event = this.splitSecrets.follow(raw, this.idHeldSecret(raw));
     const cluster = this.builder.add('failure', event, ts, { file: segment.file, offset });
     const session = event.session_id === undefined ? undefined : this.ids.check('session_id', event.session_id);
     if (session !== undefined && cluster !== null) this.recovery.observe({ session, family: cluster.tool, failure: cluster.key, shape: null });
@@ -245,6 +245,12 @@ export class IngestFold {
    * night, see claude-code-hook.ts) is classified here, as the logger would have, from what the line
    * holds: the redacted message and, for a shell, the command in its input summary.
    */
+  /** Whether the failure's category, tool name or session id was refused for holding a secret or a piece of one. */
+  private idHeldSecret(event: TelemetryEvent): boolean {
+    const held = (field: 'error_category' | 'tool_name' | 'session_id', raw: unknown): boolean => typeof raw === 'string' && raw !== '' && this.ids.heldSecret(field, field === 'error_category' ? raw.trim() : raw);
+    return held('error_category', event.error_category) || held('tool_name', event.tool_name) || held('session_id', event.session_id);
+  }
+
   private categorised(event: TelemetryEvent): TelemetryEvent {
     if (event.error_category !== undefined || event.exit_code === 0) return event;
     const key = `${event.tool_name}\u0000${event.exit_code}\u0000${event.input_summary ?? ''}\u0000${event.error_message ?? ''}`;

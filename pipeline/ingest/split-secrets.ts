@@ -1,6 +1,6 @@
 import { eventSecretValues, mayGiveValueAway, redactAcrossFields, secretValues } from '../safety/cross-field.js';
 import { BoundedMemo } from './bounded-memo.js';
-import { endsWithSecret, redactContinuation, splitAcrossFields } from '../safety/split-secret.js';
+import { endsWithSecret, redactAfterRefusedId, redactContinuation, splitAcrossFields } from '../safety/split-secret.js';
 import type { ReadEvent, TelemetryEvent } from '../telemetry/event.js';
 import { SessionSecrets, type SessionSecretsState } from './session-secrets.js';
 
@@ -71,8 +71,12 @@ export class SplitSecretTracker {
     if (found.length > 0) this.values.learn(event.session_id, found);
   }
 
-  /** The failure as it is kept: the rest of a secret its session's last failure ended with, redacted. */
-  follow(original: TelemetryEvent): TelemetryEvent {
+  /**
+   * The failure as it is kept: the rest of a secret its session's last failure ended with, redacted.
+   * `heldSecret`: one of its identifiers was refused for holding a piece of a token, so its texts are
+   * read as the rest of that token, and its session's next failure as after a secret.
+   */
+  follow(original: TelemetryEvent, heldSecret = false): TelemetryEvent {
     // A value redacted in one field of the event (or one line of its message), or in an earlier event
     // of its session, leaves all of them.
     this.values.noteRead(original.session_id);
@@ -86,14 +90,15 @@ export class SplitSecretTracker {
     const [summary, message] = typeof call === 'string' ? splitAcrossFields(call, raw) : [call, raw];
     const session = typeof event.session_id === 'string' ? event.session_id : '';
     const follows = this.cut.delete(session);
-    const seen = follows ? redactContinuation(message) : message;
+    const seen = heldSecret ? redactAfterRefusedId(message) : follows ? redactContinuation(message) : message;
+    const kept = heldSecret && typeof summary === 'string' ? redactAfterRefusedId(summary) : summary;
     this.noteFirst(session, message);
-    if (endsWithSecret(seen)) {
+    if (heldSecret || endsWithSecret(seen)) {
       if (this.cut.size >= MAX_SESSIONS) this.cut.clear();
       this.cut.add(session);
     }
-    if (seen === raw && summary === call) return event;
-    return { ...event, error_message: seen, ...(summary === undefined ? {} : { input_summary: summary }) };
+    if (seen === raw && kept === call) return event;
+    return { ...event, error_message: seen, ...(kept === undefined ? {} : { input_summary: kept }) };
   }
 
   private noteFirst(session: string, message: string): void {

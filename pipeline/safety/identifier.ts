@@ -197,11 +197,27 @@ export class IdentifierGuard {
     const memo = this.memo[field];
     let clean = memo.get(raw);
     if (clean === undefined) {
-      clean = safeIdentifier(field, raw);
+      const problem = identifierProblem(field, raw);
+      clean = problem === null ? raw : placeholder(field, raw);
       if (clean !== raw && this.replaced[field].size < MAX_MEMO) this.replaced[field].add(clean);
+      if (problem === 'secret' && this.secret.size < MAX_MEMO) this.secret.add(clean);
       if (memo.size < MAX_MEMO) memo.set(raw, clean);
     }
     return clean;
+  }
+
+  /** Placeholders given for an identifier that held a secret or a piece of one (not for grammar, a flag, a host). */
+  private readonly secret = new Set<string>();
+
+  /**
+   * Whether an identifier, checked as `field`, was refused for holding a secret or a piece of one: the
+   * rest of that token may stand in the event's other texts (SplitSecretTracker.follow reads them so).
+   */
+  heldSecret(field: IdentifierField, raw: string): boolean {
+    const clean = this.check(field, raw);
+    if (clean === raw) return false;
+    // Past the bound the set stops growing: the identifier is judged again.
+    return this.secret.has(clean) || (this.secret.size >= MAX_MEMO && identifierProblem(field, raw) === 'secret');
   }
 
   /** Distinct identifiers replaced so far, per field (fields with none left out). */

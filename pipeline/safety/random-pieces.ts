@@ -40,8 +40,12 @@ export function readsAsRandomPart(part: string): boolean {
   return reads(part, [part], [partKind(part)], false, true);
 }
 
-/** Every random run of pieces in `text`, as source ranges from its first random piece to its last. */
-export function randomPieceFindings(text: string): Finding[] {
+/**
+ * Every random run of pieces in `text`, as source ranges from its first random piece to its last. With
+ * `anchored`, every window is read as one right after an anchor (8 characters are enough): the texts of an
+ * event whose identifier was refused for carrying a piece of a token (the rest of it may stand here).
+ */
+export function randomPieceFindings(text: string, anchored = false): Finding[] {
   if (!mayHoldPieces(text)) return [];
   const pieces = piecesOf(text);
   const marked = text.includes('[REDACTED:');
@@ -50,7 +54,7 @@ export function randomPieceFindings(text: string): Finding[] {
   const flush = (): void => {
     // A run with no piece that mixes classes (most runs: words and numbers) holds no window: its pieces are not judged.
     if (run.length > 0 && MIXED.test(text.slice(run[0]![0], run[run.length - 1]![1]))) {
-      for (const f of windowsOf(text, run, false, marked)) out.push(f);
+      for (const f of windowsOf(text, run, anchored, marked, anchored)) out.push(f);
     }
     run = [];
   };
@@ -191,7 +195,7 @@ function kindAt(text: string, start: number, end: number): PieceKind {
 }
 
 /** Windows of `run` (consecutive joined pieces) that read as random tokens. */
-function windowsOf(text: string, run: readonly [number, number][], anchored: boolean, marked: boolean): Finding[] {
+function windowsOf(text: string, run: readonly [number, number][], anchored: boolean, marked: boolean, everywhere = false): Finding[] {
   if (run.length < (anchored ? 1 : MIN_PIECES)) return [];
   const kinds = run.map(([start, end]) => kindAt(text, start, end));
   const out: Finding[] = [];
@@ -203,7 +207,7 @@ function windowsOf(text: string, run: readonly [number, number][], anchored: boo
     if (!ends) continue;
     // The word that ends it goes with it (windowAt trims words off the edges, and keeps a hex token's last group).
     const to = Math.min(k + 1, run.length);
-    const found = from < k ? windowAt(text, run.slice(from, to), kinds.slice(from, to), anchored && from === 0, marked) : null;
+    const found = from < k ? windowAt(text, run.slice(from, to), kinds.slice(from, to), anchored && (from === 0 || everywhere), marked, everywhere) : null;
     if (found !== null) out.push(found);
     from = k + 1;
   }
@@ -221,7 +225,7 @@ function afterMarker(text: string, start: number): boolean {
 const MARKER_END = /\[REDACTED:[a-z0-9_]+\]$/;
 
 /** The window's random stretch (from its first random piece to its last), when it reads as a token. */
-function windowAt(text: string, run: readonly [number, number][], kinds: readonly PieceKind[], anchored: boolean, marked: boolean): Finding | null {
+function windowAt(text: string, run: readonly [number, number][], kinds: readonly PieceKind[], anchored: boolean, marked: boolean, everywhere = false): Finding | null {
   let first = 0;
   let last = run.length - 1;
   // The edges are where the token starts and ends: not a word, nor a short piece of lower-case letters (`bad token …`).
@@ -234,7 +238,7 @@ function windowAt(text: string, run: readonly [number, number][], kinds: readonl
     while (last + 1 < run.length && hexPiece(last + 1)) last += 1;
   }
   // An anchor holds for pieces right after it (the text's start, a marker), not for a sentence that goes on past it.
-  anchored = (anchored && first === 0) || (marked && afterMarker(text, run[first]?.[0] ?? 0));
+  anchored = (anchored && (first === 0 || everywhere)) || (marked && afterMarker(text, run[first]?.[0] ?? 0));
   if (first > last || last - first + 1 < (anchored ? 1 : MIN_PIECES)) return null;
   const pieces = run.slice(first, last + 1).map(([start, end]) => text.slice(start, end));
   const joined = pieces.join('');

@@ -40,6 +40,16 @@ export function redactSplitTokens(text: string): string {
   return found.length === 0 ? text : replaceRanges(text, found);
 }
 
+/**
+ * `text` with every window of pieces read as right after an anchor (random-pieces.ts: 8 characters are
+ * enough) replaced by a marker: a text of an event whose identifier was refused for holding a piece of a
+ * token, where the rest of that token may stand in groups too short for any reading unanchored.
+ */
+export function redactAnchoredPieces(text: string): string {
+  const found = randomPieceFindings(text, true);
+  return found.length === 0 ? text : replaceRanges(text, found);
+}
+
 function mapped(view: View, f: Finding): Finding {
   const [start, end] = sourceRange(view, f.start, f.end);
   return { start, end, kind: f.kind };

@@ -1,5 +1,8 @@
 import { nonEnglishPairs } from './english-pairs.js';
 import { redact } from './redact.js';
+import { readsAsRandomName } from './identifier.js';
+import { pieceKind } from './random-pieces.js';
+import { redactAnchoredPieces } from './redact-findings.js';
 
 /**
  * A secret split across the events of one session: `… part one ghp_AbC1…` then `… part two xYz9…`.
@@ -74,6 +77,27 @@ function oneCaseRest(run: string): boolean {
 /** `text` with every random-looking run redacted: the event that follows one ending with a secret. */
 export function redactContinuation(text: string): string {
   return text.replace(RUN, (run) => ((restOfToken(run) || oneCaseRest(run)) && run !== 'REDACTED' ? '[REDACTED:secret]' : run));
+}
+
+/**
+ * A text of an event one of whose identifiers (its category, tool name, session id) was refused for holding
+ * a piece of a token: read as the rest of that token, its windows of pieces read as after an anchor
+ * (`auth_<11 hex>` in the category, `401 9f3c2 7ab41 …` in the message), and every piece that reads as no
+ * word however short (below).
+ */
+export function redactAfterRefusedId(text: string): string {
+  return redactAnchoredPieces(text).replace(MIXED_PIECE, (piece) => (restPiece(piece) ? '[REDACTED:secret]' : piece));
+}
+
+/**
+ * A piece of 4 characters or more, of letters with digits or of both cases: in such an event, a group of
+ * the token's rest however short (`Oi2D`, `VclH`). A version, a unit or a code (`v12`, `100ms`, `sha256`)
+ * and a name of words (`TypeError`, `userID`) stay.
+ */
+const MIXED_PIECE = /(?<![A-Za-z0-9_-])(?=[A-Za-z0-9_-]*(?:\d[A-Za-z]|[A-Za-z]\d|[a-z][A-Z]|[A-Z][a-z]*[A-Z]))[A-Za-z0-9_-]{4,64}(?![A-Za-z0-9_-])/g;
+function restPiece(piece: string): boolean {
+  if (piece === 'REDACTED') return false;
+  return /\d/.test(piece) ? pieceKind(piece) !== 'word' : readsAsRandomName(piece);
 }
 
 /** Runs of the other field tried as the rest of a cut token (its first few random-looking ones). */
