@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative, resolve, sep } from 'node:path';
 import { SleepCycleError, errors } from '../model/errors.js';
 import { resolveLinks, statOrUndefined } from './confine.js';
 import { repoPaths, type PathSettings } from './paths.js';
@@ -41,6 +42,50 @@ export function assertDistinctRunPaths(root: string, settings: RunPathSettings, 
     ...settings.logs.map((log) => ({ setting: 'logs', path: resolve(root, log) })),
   ];
   assertDistinct(root, outputs, inputs);
+  assertOutsideGitDir(root, outputs);
+}
+
+/**
+ * No output may be a file of git's own directory (`.git/config`, `.git/hooks/post-commit`, a worktree's
+ * or submodule's `.git` named by a `gitdir:` file): a report written over git's config breaks every later
+ * git command, and rules appended to a hook run as shell at the next commit, before the run's own git
+ * step could fail. A setting that names such a path is E_CONFIG; a path that reaches one through a link, E_IO.
+ */
+export function assertOutsideGitDir(root: string, outputs: readonly NamedPath[]): void {
+  const gitDirs = gitDirsOf(root);
+  for (const entry of outputs) {
+    const named = relative(root, entry.path);
+    if (named.split(sep).some((part) => part.toLowerCase() === '.git')) throw inGitDir(root, entry, 'E_CONFIG');
+    const real = resolveLinks(entry.path);
+    if (gitDirs.some((dir) => real === dir || real.startsWith(`${dir}${sep}`) || real.toLowerCase().startsWith(`${dir.toLowerCase()}${sep}`))) throw inGitDir(root, entry, 'E_IO');
+  }
+}
+
+/** The repository's git directory, as real paths: `.git` itself, and where a `.git` file's `gitdir:` points. */
+function gitDirsOf(root: string): string[] {
+  const dot = resolve(root, '.git');
+  const dirs = [resolveLinks(dot)];
+  const info = statOrUndefined(dot);
+  if (info?.isFile()) {
+    const pointed = /^gitdir:\s*(.+?)\s*$/m.exec(readTextOrEmpty(dot))?.[1];
+    if (pointed !== undefined) dirs.push(resolveLinks(resolve(root, pointed)));
+  }
+  return dirs;
+}
+
+function readTextOrEmpty(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').slice(0, 4096);
+  } catch {
+    return '';
+  }
+}
+
+function inGitDir(root: string, entry: NamedPath, code: 'E_CONFIG' | 'E_IO'): SleepCycleError {
+  const what = `${entry.setting} names ${shown(root, entry.path)}, a file of git's own directory${code === 'E_IO' ? ' (through a link)' : ''}: written there it would break git or run as a hook. Nothing was written.`;
+  return code === 'E_CONFIG'
+    ? new SleepCycleError('E_CONFIG', `${what} Give ${entry.setting} a path in the work tree.`, { settings: [entry.setting], path: shown(root, entry.path) })
+    : errors.unsafePath(shown(root, entry.path), `(${entry.setting}) resolves inside git's own directory; nothing was written`, `Replace the link with a file of its own, or point ${entry.setting} at another path`);
 }
 
 export function assertDistinct(root: string, outputs: readonly NamedPath[], inputs: readonly NamedPath[]): void {

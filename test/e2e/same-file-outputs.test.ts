@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli } from '../helpers/in-process.js';
@@ -66,3 +66,39 @@ describe('outputs of a run that are one file', () => {
     expect(read(dir, 'docs/report.md')).toContain('# Proposed memory updates');
   });
 });
+
+describe('outputs of a run inside git\'s own directory', () => {
+  const config = (dir: string): string => readFileSync(join(dir, '.git/config'), 'utf8');
+
+  it.each([
+    ['report_file: .git/config'],
+    ['memory_file: .git/hooks/post-commit'],
+    ['archive_file: .git/info/exclude'],
+    ['state_dir: .git/sleep'],
+    ['skills_dir: .git/hooks\nrouting:\n  git_push: pre-push'],
+    ['report_file: docs/../.git/config'],
+    ['report_file: .GIT/config'],
+  ])('%s is E_CONFIG before anything is written (run and dry run); git\'s config is untouched', async (setting) => {
+    for (const args of [['run'], ['run', '--dry-run']]) {
+      const dir = repo({ 'config/sleep-cycle.yaml': `${setting}\n` });
+      const before = config(dir);
+      const night = await cli(dir, args);
+      expect(night.json.error?.code, `${setting} ${args.join(' ')}`).toBe('E_CONFIG');
+      expect(night.json.error.message).toContain("a file of git's own directory");
+      expect(config(dir)).toBe(before);
+      expect(read(dir, 'MEMORY.md')).toBe(MEMORY);
+    }
+  });
+
+  it('a report reaching git\'s directory through a link is E_IO', async () => {
+    const dir = repo({ 'config/sleep-cycle.yaml': 'report_file: docs/meta/config\n' });
+    mkdirSync(join(dir, 'docs'));
+    symlinkSync('../.git', join(dir, 'docs/meta'));
+    const before = config(dir);
+    const night = await cli(dir, ['run']);
+    expect(night.json.error?.code).toBe('E_IO');
+    expect(night.json.error.message).toContain("resolves inside git's own directory");
+    expect(config(dir)).toBe(before);
+  });
+});
+
