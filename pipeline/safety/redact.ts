@@ -51,8 +51,13 @@ const ASSIGN = String.raw`(?:=>|:=|:(?!=)|=(?!>))`;
  * prefix letter alone. Either it is there and consumed, or it is not there: the value cannot start with it.
  */
 const STRING_PREFIX = String.raw`(?:(?:[bBrRuU]{1,2}|N)(?=\\?["'])|\$(?=')|(?!(?:[bBrRuU]{1,2}|N)\\?["']|\$'))`;
-/** The assignment with the key's closing quote (plain or JSON-escaped), spaces and a string prefix. */
-const PAIR_SEP = String.raw`(\\?["']?[ \t]*${ASSIGN}[ \t]*${STRING_PREFIX})`;
+/**
+ * A YAML node's properties before its value: a tag (`!!str`, `!secret`, `!<tag:…>`) and an anchor (`&a`),
+ * taken with the separator, so the value is what follows them (`client_secret: !!str Saffron-…`).
+ */
+const NODE_PROPERTIES = String.raw`(?:(?:!<[^>\s]{0,64}>|![\w!/.%-]{0,64}|&[\w-]{1,64})[ \t]+){0,2}`;
+/** The assignment with the key's closing quote (plain or JSON-escaped), spaces, YAML node properties and a string prefix. */
+const PAIR_SEP = String.raw`(\\?["']?[ \t]*${ASSIGN}[ \t]*${NODE_PROPERTIES}${STRING_PREFIX})`;
 /** A quoted value, closed by the same quote, or cut off at the end of the line (truncated logs). */
 const QUOTED_VALUE = String.raw`(\\?["'])(?!\[REDACTED:)((?:(?!\3)(?:\\.?|[^\\\n]))+)(\3|(?=\r?\n)|$)`;
 /**

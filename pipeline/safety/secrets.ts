@@ -6,6 +6,7 @@ import { CLAUSE_WORDS, PROSE_WORDS } from './prose-words.js';
 import { codeAt } from '../model/char-code.js';
 import { mayEncode } from './normalise.js';
 import { any, anyIgnoringCase, compileNeeds, type Clause } from './secret-prefilter.js';
+import { englishPairs } from './english-pairs.js';
 
 /**
  * Secret detectors that report ranges, run on a text and on each of its decoded views (normalise.ts):
@@ -117,7 +118,11 @@ export function entropy(s: string): number {
  */
 export function looksLikeSecretToken(token: string): boolean {
   if (token.length < 24) return false;
-  if (/^[0-9a-fA-F_-]+$/.test(token)) return false;
+  // Hex of both cases (`80bc3df4-A2675D8B-…`): a digest or an id is written in one case; none of
+  // ../shared/data's hex runs of 24 or more mixes them.
+  if (/^[0-9a-fA-F_-]+$/.test(token)) return /[a-f]/.test(token) && /[A-F]/.test(token) && (token.match(/\d/g)?.length ?? 0) >= 3 && entropy(token.replace(/[-_]/g, '')) >= 3.5;
+  // Lower case and digits alone, not hex: base36 or lower-case base32 (a Twitch token, an Azure DevOps PAT).
+  if (/^[a-z0-9]+$/.test(token)) return oneCaseRandom(token);
   // Words and hex or digit runs joined by separators (`build-3f9a1c…`, `telemetry-A1B2…`): ids, not keys.
   if (/[-_.]/.test(token) && token.split(/[-_.]+/).every((part) => /^[A-Za-z]*$/.test(part) || /^[0-9a-fA-F]+$/.test(part))) return false;
   if (/^(?:[A-Za-z]+[_.-])+[A-Za-z]+\d*$/.test(token)) return false;
@@ -134,6 +139,18 @@ export function looksLikeSecretToken(token: string): boolean {
   const lowerRuns = token.match(/[a-z]{6,}/g)?.join('').length ?? 0;
   if (lowerRuns > token.length / 2) return false;
   return entropy(token) >= (token.length >= 40 ? 4.2 : 3.9);
+}
+
+/**
+ * A run of lower-case letters and digits that is no id of words: 3 digits and 8 letters at least, the
+ * entropy of random text, and at most a quarter of it in English-reading letter runs of 5 or more
+ * (`microsoftvisualstudio2019` is words). ../shared/data holds no such run of 25 or more that is not hex.
+ */
+function oneCaseRandom(token: string): boolean {
+  const digits = token.match(/\d/g)?.length ?? 0;
+  if (digits < 3 || token.length - digits < 8 || entropy(token) < 4) return false;
+  const english = token.match(/[a-z]{5,}/g)?.filter((run) => englishPairs(run)).join('').length ?? 0;
+  return english * 4 <= token.length;
 }
 
 /** Pieces at case changes that are no word (two letters or less, no vowel, four consonants in a row): four or more, and half. */
