@@ -1,3 +1,4 @@
+import { SCRUB_CHUNK } from './session-secrets.js';
 import type { RawLine } from '../io/line-reader.js';
 import type { Baseline } from '../memory/state.js';
 import { checkEventTime, ParsedEvent, type InvalidReason, type ReadEvent, type TelemetryEvent } from '../telemetry/event.js';
@@ -282,9 +283,15 @@ export class IngestFold {
    */
   settleSecrets(): Map<string, FollowUp[]> {
     const followUps = this.recovery.result();
-    const copies = copiesOf(this.splitSecrets.values.night());
-    if (copies === null) return followUps;
-    const edit = (text: string) => withoutCopies(text, copies);
+    // Longest first across the patterns too: a value inside a longer one must not cut it before it is matched whole.
+    const night = this.splitSecrets.values.night().sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+    const patterns: RegExp[] = [];
+    for (let at = 0; at < night.length; at += SCRUB_CHUNK) {
+      const copies = copiesOf(night.slice(at, at + SCRUB_CHUNK));
+      if (copies !== null) patterns.push(copies);
+    }
+    if (patterns.length === 0) return followUps;
+    const edit = (text: string) => patterns.reduce((kept, copies) => withoutCopies(kept, copies), text);
     this.builder.scrub(edit);
     for (const [key, ups] of followUps) {
       const kept = ups.map((up) => ({ ...up, shape: shapeBefore(up.shape, edit) })).filter((up): up is FollowUp => up.shape !== null);

@@ -8,11 +8,15 @@ import { fnv1a } from '../model/hash.js';
 const MAX_SESSIONS = 10_000;
 const MAX_CHARS = 2_000_000;
 /**
- * Values kept for the scrub of what the night stored before it learnt them (see `night`): the first
- * ones learnt. A night with more secret values than this is a flood; past it a value still leaves every
- * later event of its session, but not the evidence already kept.
+ * Characters of values kept for the scrub of what the night stored before it learnt them (see `night`):
+ * the first ones learnt. The scrub reads them in patterns of SCRUB_CHUNK values each, so a flood of
+ * values (1,100 junk passwords before the real one) no longer pushes a value out; only a night of more
+ * than this many characters of secret values does (past it a value still leaves every later event of
+ * its session, but not the evidence already kept).
  */
-const MAX_NIGHT_VALUES = 1_024;
+const MAX_NIGHT_CHARS = 1_000_000;
+/** Values per pattern of the night's scrub (one alternation of literals each). */
+export const SCRUB_CHUNK = 1_024;
 /** A session id longer than this is keyed by its hash (ids are attacker-controlled, and kept as keys). */
 const MAX_KEY = 256;
 
@@ -105,7 +109,7 @@ export class SessionSecrets {
     const kept = [...known, ...added];
     for (const value of added) {
       this.chars += value.length;
-      if (this.nightValues.size < MAX_NIGHT_VALUES) this.nightValues.add(value);
+      this.noteNight(value);
     }
     // The oldest values give way to the latest.
     while (kept.length > MAX_VALUES) this.chars -= kept.shift()!.length;
@@ -121,9 +125,16 @@ export class SessionSecrets {
     this.forgot = true;
   }
 
-  /** Every value learnt tonight (the first MAX_NIGHT_VALUES), for the scrub of what was stored before. */
+  /** Every value learnt tonight (the first MAX_NIGHT_CHARS characters of them), for the scrub of what was stored before. */
   night(): string[] {
     return [...this.nightValues];
+  }
+
+  private nightChars = 0;
+  private noteNight(value: string): void {
+    if (this.nightValues.has(value) || this.nightChars + value.length > MAX_NIGHT_CHARS) return;
+    this.nightValues.add(value);
+    this.nightChars += value.length;
   }
 
   toState(): SessionSecretsState {
@@ -146,7 +157,7 @@ export class SessionSecrets {
   /** Takes over the range's sessions and values, as they came after this fold's. */
   absorb(range: SessionSecretsState): void {
     for (const [session, values] of range.sessions) this.learnKey(session, values);
-    for (const value of range.night) if (this.nightValues.size < MAX_NIGHT_VALUES) this.nightValues.add(value);
+    for (const value of range.night) this.noteNight(value);
     if (range.forgot) this.forgot = true;
   }
 

@@ -6,7 +6,7 @@ import { CLAUSE_WORDS, PROSE_WORDS } from './prose-words.js';
 import { codeAt } from '../model/char-code.js';
 import { mayEncode } from './normalise.js';
 import { any, anyIgnoringCase, compileNeeds, type Clause } from './secret-prefilter.js';
-import { englishPairs } from './english-pairs.js';
+import { nonEnglishPairs } from './english-pairs.js';
 
 /**
  * Secret detectors that report ranges, run on a text and on each of its decoded views (normalise.ts):
@@ -121,8 +121,10 @@ export function looksLikeSecretToken(token: string): boolean {
   // Hex of both cases (`80bc3df4-A2675D8B-…`): a digest or an id is written in one case; none of
   // ../shared/data's hex runs of 24 or more mixes them.
   if (/^[0-9a-fA-F_-]+$/.test(token)) return /[a-f]/.test(token) && /[A-F]/.test(token) && (token.match(/\d/g)?.length ?? 0) >= 3 && entropy(token.replace(/[-_]/g, '')) >= 3.5;
-  // Lower case and digits alone, not hex: base36 or lower-case base32 (a Twitch token, an Azure DevOps PAT).
-  if (/^[a-z0-9]+$/.test(token)) return oneCaseRandom(token);
+  // Lower case and digits alone, not hex: base36 or lower-case base32 (a Twitch token, an Azure DevOps PAT),
+  // also as the value of a name the run starts with (`pat=…`: `=` is a token character).
+  const value = /^[A-Za-z_][\w.-]{0,40}=(?=[a-z0-9]{24,}$)/.test(token) ? token.slice(token.indexOf('=') + 1) : token;
+  if (/^[a-z0-9]+$/.test(value)) return !/^[0-9a-f]+$/.test(value) && oneCaseRandom(value);
   // Words and hex or digit runs joined by separators (`build-3f9a1c…`, `telemetry-A1B2…`): ids, not keys.
   if (/[-_.]/.test(token) && token.split(/[-_.]+/).every((part) => /^[A-Za-z]*$/.test(part) || /^[0-9a-fA-F]+$/.test(part))) return false;
   if (/^(?:[A-Za-z]+[_.-])+[A-Za-z]+\d*$/.test(token)) return false;
@@ -142,15 +144,27 @@ export function looksLikeSecretToken(token: string): boolean {
 }
 
 /**
- * A run of lower-case letters and digits that is no id of words: 3 digits and 8 letters at least, the
- * entropy of random text, and at most a quarter of it in English-reading letter runs of 5 or more
- * (`microsoftvisualstudio2019` is words). ../shared/data holds no such run of 25 or more that is not hex.
+ * A run of lower-case letters and digits that is no id of words: 2 digits and 8 letters at least, the
+ * entropy of random text, and letters that do not read as English: a fifth of the pairs of letters in a
+ * row no English word has, or a tenth with few vowels. Names of words with numbers
+ * (`microsoftvisualstudio2019enterprise`, `ubuntu2204jammyjellyfishamd64`) have at most 0.14 such pairs and a
+ * third of vowels; random base36 or base32 has 0.22 or more in nine of ten. ../shared/data holds no
+ * such run of 25 or more that is not hex.
  */
 function oneCaseRandom(token: string): boolean {
   const digits = token.match(/\d/g)?.length ?? 0;
-  if (digits < 3 || token.length - digits < 8 || entropy(token) < 4) return false;
-  const english = token.match(/[a-z]{5,}/g)?.filter((run) => englishPairs(run)).join('').length ?? 0;
-  return english * 4 <= token.length;
+  if (digits < 2 || token.length - digits < 8 || entropy(token) < 3.6) return false;
+  const runs = token.match(/[a-z]{2,}/g) ?? [];
+  let pairs = 0;
+  let foreign = 0;
+  for (const run of runs) {
+    pairs += run.length - 1;
+    foreign += nonEnglishPairs(run);
+  }
+  const share = pairs === 0 ? 0 : foreign / pairs;
+  const letters = token.length - digits;
+  const vowels = (token.match(/[aeiou]/g)?.length ?? 0) / letters;
+  return share >= 0.2 || (share >= 0.1 && vowels < 0.25);
 }
 
 /** Pieces at case changes that are no word (two letters or less, no vowel, four consonants in a row): four or more, and half. */

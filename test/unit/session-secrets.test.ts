@@ -88,6 +88,16 @@ describe('a secret a session gave away, in its other events', () => {
     expect(out).toContain('cached credential');
   });
 
+  it('leaves what was kept of an earlier event after a flood of 1,100 other values learnt first', () => {
+    const early = letters('flood');
+    const text = night([
+      ...[0, 1, 2].map(() => ({ session: 'fl-early', fails: true, summary: 'db query', message: `error: cached credential ${early} expired` })),
+      ...Array.from({ length: 1_100 }, (_, i) => ({ session: `fl-${i}`, fails: true, summary: `app login --password Flood${i}zQ`, message: 'error: login failed' })),
+      { session: 'fl-late', fails: true, summary: `db login --password ${early}`, message: 'error: login failed' },
+    ]);
+    expect(kept(text)).not.toContain(early);
+  });
+
   it('leaves what was kept of an earlier event of the session (the copy came first)', () => {
     const text = night([
       { session: 'nx-2', fails: true, summary: 'db query', message: `error: cached credential ${pw} expired` },
@@ -167,8 +177,18 @@ describe('SessionSecrets bounds', () => {
     expect(memory.of('s-0')).toEqual([]);
     expect(memory.of('s-1')).toEqual(['secret-1-value']);
     expect(memory.of('s-10000')).toEqual(['secret-10000-value']);
-    // The first 1,024 values stay for the scrub of what was kept before them.
-    expect(memory.night()).toHaveLength(1_024);
+    // Every value stays for the scrub of what was kept before them (a flood of values pushes none out).
+    expect(memory.night()).toHaveLength(10_001);
+  });
+
+  it('keeps the night\'s values for the scrub up to a million characters of them, the first ones learnt', () => {
+    const memory = new SessionSecrets();
+    for (let i = 0; i < 2_100; i += 1) memory.learn(`s-${i % 50}`, [`${'v'.repeat(500)}-${i}`]);
+    const night = memory.night();
+    expect(night.length).toBeGreaterThan(1_900);
+    expect(night.length).toBeLessThan(2_100);
+    expect(night).toContain(`${'v'.repeat(500)}-0`);
+    expect(night).not.toContain(`${'v'.repeat(500)}-2099`);
   });
 
   it('ignores values too short or too long to carry (as within an event)', () => {
