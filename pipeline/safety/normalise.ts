@@ -201,6 +201,27 @@ function unprefixedView(text: string, base: View | null): View {
   return b.view();
 }
 
+/**
+ * Quoted-printable decoded (`=78=6F=78=62` → `xoxb`, soft line breaks `=` + newline dropped): a mail body
+ * or a MIME part pasted into a log. Only runs of 4 codes or more (a `=3D` alone is a sum or a URL's).
+ */
+function quotedPrintableView(text: string, base: View | null): View {
+  const b = new ViewBuilder(base);
+  QP_RUN.lastIndex = 0;
+  let last = 0;
+  for (let m = QP_RUN.exec(text); m !== null; m = QP_RUN.exec(text)) {
+    for (let i = last; i < m.index; i += 1) b.push(text[i]!, i, i + 1);
+    for (const code of m[0].matchAll(/=([0-9A-Fa-f]{2})|=\r?\n/g)) {
+      if (code[1] !== undefined) b.push(String.fromCharCode(parseInt(code[1], 16)), m.index + code.index!, m.index + code.index! + 3);
+    }
+    last = m.index + m[0].length;
+  }
+  for (let i = last; i < text.length; i += 1) b.push(text[i]!, i, i + 1);
+  return b.view();
+}
+const QP_RUN = /(?:=(?:[0-9A-Fa-f]{2}|\r?\n)){4,}/g;
+const QP_CODES = /(?:=[0-9A-Fa-f]{2}){4}/;
+
 /** Percent-encoding decoded (`%3A` → `:`); a byte sequence that is not UTF-8 is read byte by byte. */
 function percentView(text: string, base: View | null): View {
   const b = new ViewBuilder(base);
@@ -576,6 +597,7 @@ export function decodedViews(text: string, base64 = true): View[] {
   // Percent-encoding decoded to a fixed point (`%2567` → `%67` → `g`), at most PERCENT_ROUNDS times.
   for (let round = 0; round < PERCENT_ROUNDS && (read?.text ?? text).includes('%') && PERCENT_CODE.test(read?.text ?? text); round += 1) read = percentView(read?.text ?? text, read);
   if ((read?.text ?? text).includes('&') && HTML_REFERENCE.test(read?.text ?? text)) read = htmlView(read?.text ?? text, read);
+  if ((read?.text ?? text).includes('=') && QP_CODES.test(read?.text ?? text)) read = quotedPrintableView(read?.text ?? text, read);
   if (read !== null && read.text !== text) views.push(read);
   else read = null;
   const spaced = spacedView(read?.text ?? text, read);

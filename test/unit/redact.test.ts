@@ -326,6 +326,9 @@ describe('redact: speed', () => {
     "Password for '".repeat(4_000) + ': y',
     'IDENTIFIED WITH x BY '.repeat(3_000),
     'ConvertTo-SecureString -Force'.repeat(2_000),
+    // Quoted-printable runs (normalise.ts quotedPrintableView).
+    '=41'.repeat(100_000),
+    '=\n'.repeat(100_000),
   ];
 
   it.each(HOSTILE.map((s, i) => [i, s] as const))('stays linear on hostile input #%i', (_i, s) => {

@@ -68,3 +68,24 @@ describe('a value behind a YAML tag or anchor', () => {
     expect(redact('name: !!str build-runner')).toBe('name: !!str build-runner');
   });
 });
+
+describe('a token in quoted-printable', () => {
+  const qp = (s: string): string => [...s].map((c) => `=${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
+
+  it('is redacted, every byte encoded or only some, with soft line breaks', () => {
+    for (let i = 0; i < 10; i += 1) {
+      const token = `ghp_${body(`qp-${i}`, 36, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789')}`;
+      const all = qp(token);
+      const some = token.replace(/[A-Z]/g, (c) => qp(c));
+      for (const text of [`error: token ${all} rejected`, `body: ${all.slice(0, 57)}=\n${all.slice(57)}`, `auth ${some} failed`]) {
+        const out = redact(text);
+        expect(out, text).not.toContain(all.slice(12, 36));
+        expect(out, text).not.toContain(token.slice(4, 16));
+      }
+    }
+  });
+
+  it('leaves a mail header and a few encoded characters as they are', () => {
+    for (const kept of ['a=3D1 and b=3D2', 'Content-Type: text/plain; charset=UTF-8 =E2=80=94 caf=C3=A9', 'Subject: =?UTF-8?Q?R=C3=A9sum=C3=A9?=']) expect(redact(kept)).toBe(kept);
+  });
+});
