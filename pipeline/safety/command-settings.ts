@@ -5,7 +5,8 @@ import { GUARDED_PROGRAMS, type SimpleCommand } from './command-builtins.js';
  * Options a command gets from outside its own words, checked by allowlist rather than by lists of bad
  * values (which always miss one): git settings (`git config k v`, `git -c k=v`, `git clone --config
  * k=v`), environment assignments (`VAR=v cmd`, `export VAR=v`, `env VAR=v cmd`, a bare `VAR=v`), and
- * arguments only known at run time (`$F`, `$(…)`, `` `…` ``, `xargs`) for programs that have deny rules.
+ * arguments only known at run time (`$F`, `$(…)`, `` `…` ``, `xargs`, an unquoted `*`/`?`/`[…]`/`{a,b}`) for
+ * programs that have deny rules.
  */
 export interface SettingFinding {
   id: string;
@@ -107,12 +108,21 @@ function allowPattern(entry: string): RegExp {
   return new RegExp(`^${escape(name!)}=${source}$`);
 }
 
-/** Class B: a program with deny rules whose arguments come from an expansion or from stdin cannot be checked. */
+/**
+ * Class B: a program with deny rules whose arguments come from an expansion, a glob or stdin cannot be
+ * checked: `git push origin *` pushes with `--force` when a file is named so, `rm *` recurses past a `-rf`.
+ * A quoted glob (`'*.ts'`) is one literal word and passes.
+ */
 export function runtimeArgumentFindings(command: SimpleCommand, policy: CommandPolicy): SettingFinding[] {
   const guarded = GUARDED_PROGRAMS.has(command.program) || policy.deny.some((rule) => rule.program?.includes(command.program));
   if (!guarded) return [];
   const fromStdin = command.via === 'xargs' || command.via === 'parallel' || (command.via === 'find' && command.args.some((arg) => arg.includes('{}')));
-  if (!fromStdin && !command.expanded) return [];
-  const what = fromStdin ? `arguments found at run time (${command.via === 'find' ? "find's {}" : `stdin through ${command.via}`})` : 'a variable or command substitution';
-  return [{ id: 'runtime-arguments', reason: `${command.program} has deny rules, and it gets ${what}: the checker cannot see the value, which could be one of the flags they deny` }];
+  if (!fromStdin && !command.expanded && !command.globbed) return [];
+  return [{ id: 'runtime-arguments', reason: `${command.program} has deny rules, and it gets ${runtimeSource(command, fromStdin)}: the checker cannot see the value, which could be one of the flags they deny` }];
+}
+
+function runtimeSource(command: SimpleCommand, fromStdin: boolean): string {
+  if (fromStdin) return `arguments found at run time (${command.via === 'find' ? "find's {}" : `stdin through ${command.via}`})`;
+  if (command.expanded) return 'a variable or command substitution';
+  return 'an unquoted glob or brace expansion (the file names it matches, a file named -f or --force included)';
 }

@@ -73,6 +73,37 @@ describe('class B: arguments known only at run time, for programs with deny rule
   });
 });
 
+describe('class B: unquoted globs are arguments known only at run time', () => {
+  const hostile = [
+    'git push origin *',
+    'rm build/*',
+    'rm -- *.log',
+    'chmod 7?? *',
+    'git push origin [a-z]*',
+    'git push origin {main,--force}',
+    'git push origin HEAD:refs/heads/{a,b}',
+    'git checkout -- src/*.ts',
+    'git add file?.txt',
+    'env git push origin *',
+    'cd src && git push origin *',
+    "sh -c 'git push origin *'",
+    'echo $(git push origin *)',
+    'git push origin "$X"*',
+    "git push origin 'a'*",
+    'pytest tests/test_{a..c}.py',
+  ];
+  it.each(hostile)('blocks %s', async (command) => {
+    expect(await ids(command)).toContain('runtime-arguments');
+  });
+  it('says a glob is why', async () => {
+    expect(await reasons('git push origin *')).toContain('unquoted glob');
+  });
+  const harmless = ["git push origin '*'", 'git push origin "*"', 'git push origin \\*', "git add 'src/*.ts'", "rm -rf 'dist'", 'git rebase @{u}', 'git show HEAD@{1}', 'ls src/*.ts', "find . -name '*.ts' -exec grep -n TODO {} +", 'git log --format="%h {a,b}"', "git commit -m 'fix *everything*?'", 'git stash show stash@{0}'];
+  it.each(harmless)('lets %s through', async (command) => {
+    expect(await ids(command)).not.toContain('runtime-arguments');
+  });
+});
+
 describe('class C: nothing moved, copied or linked into a build directory', () => {
   const hostile = ['mv src dist/ && rm -rf dist', 'mv src dist', 'cp -r src build/', 'mv -t dist src', 'mv --target-directory=out lib', 'ln -s ../../src node_modules/x', 'git mv src dist/src', 'mv ./src ./dist/ ; rm -rf ./dist', 'cp -rt coverage src', 'git worktree add dist', 'git worktree add build/wt main'];
   it.each(hostile)('blocks %s', async (command) => {
