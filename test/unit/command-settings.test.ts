@@ -46,6 +46,36 @@ describe('class A: only listed git settings may be written', () => {
   });
 });
 
+describe('class A: a listed git setting is written to this repository only', () => {
+  const beyond = [
+    'git config --global user.email dev@example.invalid',
+    'git config --system pull.rebase true',
+    'git config --file ../other/.git/config user.name bot',
+    'git config --file=.gitconfig user.name bot',
+    'git config -f team.cfg pull.ff only',
+    'git config -fteam.cfg pull.ff only',
+    'git config --worktree core.autocrlf input',
+    'git config --glob user.name bot',
+    'git config --sys color.ui auto',
+    'git config set --global user.name bot',
+    'git config --global --add user.email a@example.invalid',
+    'git config --global --unset user.name',
+    'git -C sub config --global user.name bot',
+    'env git config --global user.name bot',
+  ];
+  it.each(beyond)('blocks %s', async (command) => {
+    expect(await ids(command)).toContain('git-setting-scope');
+  });
+  it('says where the write goes', async () => {
+    expect(await reasons('git config --global user.email dev@example.invalid')).toContain('--global');
+    expect(await reasons('git config --fil x.cfg user.name bot')).toContain('--file');
+  });
+  const local = ['git config user.email dev@example.invalid', 'git config --local pull.rebase true', 'git config --global --get user.name', 'git config --global --list', 'git config --file .gitmodules --get-regexp path', 'git -c user.name=bot commit -m wip', 'git clone --config user.name=bot src copy', 'git config --show-origin --get user.name'];
+  it.each(local)('lets %s through', async (command) => {
+    expect(await ids(command)).not.toContain('git-setting-scope');
+  });
+});
+
 describe('class B: arguments known only at run time, for programs with deny rules', () => {
   const hostile = [
     'echo -f | xargs git push origin main',
