@@ -9,8 +9,9 @@
 
 /** Why a build directory entry is refused, or null when it names a directory inside the repository. */
 export function buildDirProblem(entry: string): string | null {
-  if (/^\s*(?:[/\\~]|[A-Za-z]:)/.test(entry)) return 'a path outside the repository';
   const path = normalBuildDir(entry);
+  // Read after folding too: `.//etc` folds to `/etc`, `./~` to `~`.
+  if ([entry.trim(), path].some((p) => /^(?:[/\\~]|[A-Za-z]:)/.test(p))) return 'a path outside the repository';
   if (path === '') return 'the repository itself';
   if (/[$`*?[\]{}\\\s\u0000-\u001f"']/.test(path) || path.startsWith('-')) return 'not a plain path';
   const segments = path.split('/');
@@ -22,7 +23,7 @@ export function buildDirProblem(entry: string): string | null {
 
 /** `./dist/` and `dist` are one directory, as the recursive-delete check compares them. */
 export function normalBuildDir(entry: string): string {
-  return entry.trim().replace(/^(?:\.\/)+/, '').replace(/\/+$/, '').replace(/\/{2,}/g, '/').replace(/^\.$/, '');
+  return entry.trim().replace(/\/{2,}/g, '/').replace(/^(?:\.\/)+/, '').replace(/\/+$/, '').replace(/^\.$/, '');
 }
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;

@@ -3,8 +3,11 @@ import fc from 'fast-check';
 import { buildDirProblem, hostProblem, normalBuildDir } from '../../pipeline/safety/policy-places.js';
 
 describe('what a repository may add to build_dirs', () => {
-  it.each(['dist', 'packages/web/dist', './out/', 'tmp', '.cache', 'target/debug', '.venv'])('%s is a build directory', (entry) => {
+  it.each(['dist', 'packages/web/dist', './out/', 'tmp', '.cache', 'target/debug', '.venv', './/gen'])('%s is a build directory', (entry) => {
     expect(buildDirProblem(entry)).toBeNull();
+  });
+  it('is compared as the recursive-delete check compares it', () => {
+    expect(['./out/', './/gen', 'a//b/'].map(normalBuildDir)).toEqual(['out', 'gen', 'a/b']);
   });
   it.each([
     ['/', 'a path outside the repository'],
@@ -23,6 +26,8 @@ describe('what a repository may add to build_dirs', () => {
     ['-rf', 'not a plain path'],
     ['a/./b', 'not a plain path'],
     ['C:\\Windows', 'a path outside the repository'],
+    ['./~', 'a path outside the repository'],
+    ['.//~', 'a path outside the repository'],
   ])('%s is refused: %s', (entry, why) => {
     expect(buildDirProblem(entry)).toBe(why);
   });
@@ -35,7 +40,9 @@ describe('what a repository may add to build_dirs', () => {
         expect(path).not.toBe('');
         expect(path.split('/')).not.toContain('..');
         expect(path.startsWith('/')).toBe(false);
+        expect(path.startsWith('~')).toBe(false);
       }),
+      { numRuns: 2000 },
     );
   });
 });
