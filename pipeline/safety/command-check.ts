@@ -92,6 +92,8 @@ function checkTree(ast: BashNode, candidate: CommandCandidate, policy: CommandPo
 interface Source {
   source: string;
   parse: Parse;
+  /** The source's code points, as the parser counts locations (made when a command is first read). */
+  points?: string[];
 }
 
 /** Every simple command in the tree, with the pipeline it stands in and whether it runs inside `$(…)`. */
@@ -108,7 +110,7 @@ function collect(node: unknown, from: Source, pipeline: SimpleCommand[] | null =
     return out;
   }
   if (n.type === 'Command') {
-    const command = toSimple(n, pipeline, substituted, from.source);
+    const command = toSimple(n, pipeline, substituted, (from.points ??= Array.from(from.source)));
     pipeline?.push(command);
     out.push(command);
   }
@@ -116,23 +118,29 @@ function collect(node: unknown, from: Source, pipeline: SimpleCommand[] | null =
     // The parser gives the inside of `$(…)` no locations: parsed again, its words can be read as written.
     const inner = typeof n['command'] === 'string' ? n['command'] : '';
     const again = tryParse(from.parse, inner);
-    collect(again ?? n['commandAST'], { ...from, source: again ? inner : '' }, null, true, out);
+    collect(again ?? n['commandAST'], { parse: from.parse, source: again ? inner : '' }, null, true, out);
     return out;
   }
   for (const [key, value] of Object.entries(n)) if (key !== 'loc') collect(value, from, n.type === 'Command' ? null : pipeline, substituted, out);
   return out;
 }
 
-/** A word as written in the source; without a location, its text (quotes removed, so a quoted star counts as a glob: the safe side). */
-function rawWord(word: BashNode, source: string): string {
+/**
+ * A word as written in the source. The parser counts locations in code points (an emoji is one), so the
+ * source is sliced by code points. Without a location, or when the slice lacks a glob character the word
+ * has (the slice is not the word), its text: quotes removed, a quoted star counts as a glob (the safe side).
+ */
+function rawWord(word: BashNode, points: readonly string[]): string {
+  const text = word.text ?? '';
   const loc = word['loc'] as { start?: { char?: number }; end?: { char?: number } } | undefined;
   const start = loc?.start?.char;
   const end = loc?.end?.char;
-  if (typeof start !== 'number' || typeof end !== 'number' || end >= source.length) return word.text ?? '';
-  return source.slice(start, end + 1);
+  if (typeof start !== 'number' || typeof end !== 'number' || end >= points.length) return text;
+  const raw = points.slice(start, end + 1).join('');
+  return [...text].every((char) => !'*?[{'.includes(char) || raw.includes(char)) ? raw : text;
 }
 
-function toSimple(node: BashNode, pipeline: SimpleCommand[] | null, substituted: boolean, source: string): SimpleCommand {
+function toSimple(node: BashNode, pipeline: SimpleCommand[] | null, substituted: boolean, points: readonly string[]): SimpleCommand {
   const words = (list: unknown) => (Array.isArray(list) ? (list as BashNode[]) : []);
   const name = (node['name'] as BashNode | undefined)?.text ?? '';
   const env = words(node['prefix']).filter((w) => w.type === 'AssignmentWord').map((w) => w.text ?? '');
@@ -140,7 +148,7 @@ function toSimple(node: BashNode, pipeline: SimpleCommand[] | null, substituted:
   const args = suffix.filter((w) => w.type === 'Word').map((w) => w.text ?? '');
   const redirects = suffix.filter((w) => w.type === 'Redirect').map((w) => (w['file'] as BashNode | undefined)?.text ?? '');
   const expanded = suffix.some((w) => w.type === 'Word' && Array.isArray(w['expansion']) && (w['expansion'] as unknown[]).length > 0);
-  const globbed = suffix.some((w) => w.type === 'Word' && hasUnquotedGlob(rawWord(w, source)));
+  const globbed = suffix.some((w) => w.type === 'Word' && hasUnquotedGlob(rawWord(w, points)));
   return { program: name, args, env, redirects, pipeline, substituted, ...(expanded ? { expanded } : {}), ...(globbed ? { globbed } : {}) };
 }
 

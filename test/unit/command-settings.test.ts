@@ -121,6 +121,8 @@ describe('class B: unquoted globs are arguments known only at run time', () => {
     'git push origin "$X"*',
     "git push origin 'a'*",
     'pytest tests/test_{a..c}.py',
+    'echo 😀 && git add *',
+    "echo '😀😀' && git push origin 'a' *",
   ];
   it.each(hostile)('blocks %s', async (command) => {
     expect(await ids(command)).toContain('runtime-arguments');
@@ -128,7 +130,7 @@ describe('class B: unquoted globs are arguments known only at run time', () => {
   it('says a glob is why', async () => {
     expect(await reasons('git push origin *')).toContain('unquoted glob');
   });
-  const harmless = ["git push origin '*'", 'git push origin "*"', 'git push origin \\*', "git add 'src/*.ts'", "rm -rf 'dist'", 'git rebase @{u}', 'git show HEAD@{1}', 'ls src/*.ts', "find . -name '*.ts' -exec grep -n TODO {} +", 'git log --format="%h {a,b}"', "git commit -m 'fix *everything*?'", 'git stash show stash@{0}'];
+  const harmless = ["git push origin '*'", 'git push origin "*"', 'git push origin \\*', "git add 'src/*.ts'", "rm -rf 'dist'", 'git rebase @{u}', 'git show HEAD@{1}', 'ls src/*.ts', "find . -name '*.ts' -exec grep -n TODO {} +", 'git log --format="%h {a,b}"', "git commit -m 'fix *everything*?'", 'git stash show stash@{0}', "echo 😀 && git add 'src/*.ts'", "echo 'ü' && git push origin '*'"];
   it.each(harmless)('lets %s through', async (command) => {
     expect(await ids(command)).not.toContain('runtime-arguments');
   });
