@@ -15,6 +15,7 @@ import { PENDING_FILE, rejectPayload, type HookDay, type HookDeps, type HookOpti
 import { mayRemind } from './hook-keys.js';
 import { presentSessionContext, readSessionCache } from './hook-session-cache.js';
 import { loadHookSettings } from './hook-settings.js';
+import { hookPathsProblem } from './hook-paths.js';
 
 export { PENDING_FILE, REJECTS_FILE, REMINDED_FILE, type HookDeps, type HookOptions, type HookOutput, type HookResult } from './hook-day.js';
 import { printFailure, printSuccess } from './output.js';
@@ -69,6 +70,8 @@ export async function handleClaudeCodeHook(options: HookOptions, deps: HookDeps)
       // A broken config must not cost the agent its telemetry: record with defaults, note why once per call.
       await rejectPayload(root, settings, arrival, `config/sleep-cycle.yaml is invalid, defaults used: ${error instanceof Error ? error.message : String(error)}`, '');
     }
+    const clash = hookPathsProblem(root, settings);
+    if (clash !== null) return { result: { outcome: 'rejected', reason: `nothing was recorded: ${clash}` }, output: null };
     return await recordHook(text, arrival, root, settings, deps);
   } catch (error) {
     const reason = `${error instanceof Error ? error.message : String(error)}`;

@@ -37,6 +37,8 @@ export interface HookOutput {
 export const PENDING_FILE = 'hook-pending.json';
 export const REJECTS_FILE = 'hook-rejects.jsonl';
 export const REMINDED_FILE = 'hook-reminded.json';
+/** The rules a reminder matches against, indexed (hook-memory.ts); named here so the path check knows it without loading the memory code. */
+export const HOOK_INDEX_FILE = 'hook-index.json';
 
 /** What the day-time parts of the hook (session start, reminder) need. */
 export interface HookDay {

@@ -4,7 +4,7 @@ import { parseMemory } from '../memory/memory-md.js';
 import { readState } from '../memory/state.js';
 import type { TemplateMinerState } from '../templates/miner-state.js';
 import { SCRATCH } from '../telemetry/hook-pending.js';
-import type { HookDay } from './hook-day.js';
+import { HOOK_INDEX_FILE, type HookDay } from './hook-day.js';
 import { HOOK_KEYS_FILE, memoryKey, readHookKeys, renderHookKeys } from './hook-keys.js';
 
 /**
@@ -23,8 +23,6 @@ export interface HookMemory {
   /** Why the ledger was not used, for the rejects file (null: it was). */
   problem: string | null;
 }
-
-export const HOOK_INDEX_FILE = 'hook-index.json';
 
 export async function readHookMemory(day: HookDay): Promise<HookMemory> {
   const statePath = `${day.settings.state_dir}/state.json`;

@@ -9,6 +9,8 @@ import { IMPORT_FORMATS, importTelemetry, isImportFormat, type ImportSummary } f
 import { loadSettings, type CliDeps } from './context-from-options.js';
 import { printSuccess } from './output.js';
 import { resolveRoot } from './root.js';
+import { assertDistinctRunPaths } from '../io/output-paths.js';
+import { CONFIG_FILE } from '../settings/resolve.js';
 
 export interface ImportCommandOptions {
   root?: string;
@@ -30,6 +32,9 @@ export async function importCommand(format: string | undefined, source: string |
   const paths = repoPaths(root, settings);
   const logPath = resolve(root, options.log ?? settings.logs[0]!);
   const now = deps.clock.now();
+  const indexPath = resolve(root, settings.state_dir, 'imported.json');
+  // The log it appends to is one the run reads; the index is its own: neither may be a file the run writes.
+  assertDistinctRunPaths(root, settings, [], CONFIG_FILE, { outputs: [{ setting: 'state_dir (imported.json)', path: indexPath }], inputs: [{ setting: options.log === undefined ? 'logs' : '--log', path: logPath }] });
   const lock = { path: paths.lock, runId: `import-${now.toISOString().replace(/[-:.]/g, '').slice(0, 15)}`, now, staleMinutes: settings.lock_stale_minutes };
   const repoFs = confineFs(deps.fs, root);
   // The log is appended to outside the port: check here that it is a regular file inside the repository.
@@ -39,7 +44,7 @@ export async function importCommand(format: string | undefined, source: string |
       format,
       source: resolve(deps.cwd, source),
       logPath,
-      indexPath: resolve(root, settings.state_dir, 'imported.json'),
+      indexPath,
       root,
       fs: repoFs,
       now,

@@ -8,6 +8,8 @@ import { buildInitPlan, type InitFile, type LogPolicy } from '../memory/init-pla
 import { loadSettings, type CliDeps } from './context-from-options.js';
 import { printSuccess } from './output.js';
 import { resolveRoot } from './root.js';
+import { assertDistinctRunPaths } from '../io/output-paths.js';
+import { CONFIG_FILE } from '../settings/resolve.js';
 
 export interface InitOptions {
   root?: string;
@@ -24,6 +26,8 @@ export async function initCommand(options: InitOptions, deps: CliDeps): Promise<
   const safetyRules = await deps.fs.readText(bundledSafetyRulesPath());
   if (safetyRules === undefined) throw errors.internal(`the bundled safety policy is missing at ${bundledSafetyRulesPath()}: reinstall sleep-cycle.`);
   const now = deps.clock.now();
+  // As a run does, before the lock file is created: a lock that is MEMORY.md would be taken for a stale one and moved.
+  assertDistinctRunPaths(root, settings, [], CONFIG_FILE);
   const lock = { path: repoPaths(root, settings).lock, runId: `init-${now.toISOString().replace(/[-:.]/g, '').slice(0, 15)}`, now, staleMinutes: settings.lock_stale_minutes };
   // Read and planned under the lock: MEMORY.md gets its section from what is there now, not before a run wrote it.
   const repoFs = confineFs(deps.fs, root);

@@ -8,6 +8,8 @@ import { createTelemetryLogger, type TelemetryCall } from '../telemetry/logger.j
 import { loadSettings, type CliDeps } from './context-from-options.js';
 import { printSuccess } from './output.js';
 import { resolveRoot } from './root.js';
+import { assertDistinctRunPaths } from '../io/output-paths.js';
+import { CONFIG_FILE } from '../settings/resolve.js';
 
 export interface LogOptions {
   root?: string;
@@ -32,6 +34,8 @@ export async function logCommand(options: LogOptions, deps: CliDeps): Promise<nu
   const flags: Partial<Settings> = options.log !== undefined ? { logs: [options.log] } : {};
   const { settings } = await loadSettings(deps, root, flags);
   const path = resolve(root, settings.logs[0]!);
+  // A log that is MEMORY.md (or the state, through a link) would get JSON lines in the middle of it.
+  assertDistinctRunPaths(root, settings, [], CONFIG_FILE);
   const logger = createTelemetryLogger({ path, now: () => deps.clock.now(), categories: compileCategoryPatterns(settings.error_categories) });
   const event = await logger.log(call);
   const shown = relative(root, path) || path;

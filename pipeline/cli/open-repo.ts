@@ -1,6 +1,8 @@
 import type { RunContext } from '../context.js';
 import { withLock, type Lock } from '../io/lock.js';
 import { repoPaths } from '../io/paths.js';
+import { assertDistinctRunPaths } from '../io/output-paths.js';
+import { CONFIG_FILE } from '../settings/resolve.js';
 import { load, type Loaded } from '../stages/load.js';
 import { buildRunContext, loadSettings, type CliDeps } from './context-from-options.js';
 import { resolveRoot } from './root.js';
@@ -19,10 +21,13 @@ export async function openRepo(root: string | undefined, deps: CliDeps, nowFlag?
 }
 
 /**
- * Commands that write: the lock first, then the load, then `work` plans and applies. Loading before the
- * lock would plan from a state a run finishing in between has already replaced, and overwrite it.
+ * Commands that write (pin, unpin, touch, restore, review): each output a file of its own (output-paths.ts),
+ * the lock, then the load (which checks the ledger's skill files too), then `work` plans and applies.
+ * Loading before the lock would plan from a state a run finishing in between has already replaced.
  */
 export function underLock<T>(ctx: RunContext, work: (loaded: Loaded, lock: Lock) => Promise<T>): Promise<T> {
+  // As a run does, before the lock file is created: a lock that is MEMORY.md would be taken for a stale one and moved.
+  assertDistinctRunPaths(ctx.root, ctx.settings, [], CONFIG_FILE);
   return withLock(ctx.fs, lockOptions(ctx), async (lock) => work(await load({}, ctx), lock));
 }
 

@@ -10,6 +10,8 @@ import { nowOption } from './run-command.js';
 import type { CommandSpec } from './command-spec.js';
 import { renderTrendsHtml } from './trends-html.js';
 import { trendTable } from '../stages/trend-table.js';
+import { assertDistinctRunPaths } from '../io/output-paths.js';
+import { CONFIG_FILE } from '../settings/resolve.js';
 
 export interface ReportOptions {
   root?: string;
@@ -25,6 +27,8 @@ export async function reportCommand(options: ReportOptions, deps: CliDeps): Prom
   let written: string | null = null;
   if (options.html !== undefined) {
     written = resolve(deps.cwd, options.html);
+    // Anywhere but a file the night writes or reads: `--html MEMORY.md` would replace the human notes with a page.
+    assertDistinctRunPaths(ctx.root, ctx.settings, Object.keys(loaded.skillTexts), CONFIG_FILE, { outputs: [{ setting: '--html', path: written }] });
     // The user names this file on the command line: it may be anywhere they can write (the repository's
     // own files go through the confined port; this one does not belong to the repository).
     await nodeFs.writeAtomic(written, renderTrendsHtml(trends, `sleep-cycle trends — ${ctx.now.toISOString().slice(0, 10)}`));

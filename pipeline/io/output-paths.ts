@@ -16,15 +16,23 @@ export interface RunPathSettings extends PathSettings {
   routing: Record<string, string>;
 }
 
+/** Files a command other than `run` writes or reads besides the run's own (an import's index, the page `report --html` writes). */
+export interface OtherPaths {
+  outputs?: readonly NamedPath[];
+  inputs?: readonly NamedPath[];
+}
+
 /**
  * Every file a run writes (memory, report, state, audit, archive, answers, lock, skill files) must be a
  * file of its own, and none may be a file the run reads (the policy, the settings, a log): two outputs
  * that are one file would have one write replace the other (the report, with its quarantined drafts, in
  * place of MEMORY.md and its human notes). Checked before the lock is taken and anything is written, the
  * dry run too: settings that name one file twice are E_CONFIG; paths that become one file through a link
- * (or a hard link, or a name that differs only where the filesystem ignores case) are E_IO.
+ * (or a hard link, or a name that differs only where the filesystem ignores case) are E_IO. The other
+ * commands that write (pin, restore, review, import, log, init, report --html, the hook) run the same
+ * check with the files they add: each of them takes the same lock, or appends to a log the run reads.
  */
-export function assertDistinctRunPaths(root: string, settings: RunPathSettings, skills: Iterable<string>, configFile: string): void {
+export function assertDistinctRunPaths(root: string, settings: RunPathSettings, skills: Iterable<string>, configFile: string, other: OtherPaths = {}): void {
   const paths = repoPaths(root, settings);
   const outputs: NamedPath[] = [
     { setting: 'memory_file', path: paths.memory },
@@ -35,11 +43,13 @@ export function assertDistinctRunPaths(root: string, settings: RunPathSettings, 
     { setting: 'state_dir (llm-answers.json)', path: paths.answers },
     { setting: 'state_dir (lock)', path: paths.lock },
     ...[...new Set([...Object.values(settings.routing), ...skills])].sort().map((skill) => ({ setting: `skills_dir (${skill}.yaml)`, path: paths.skill(skill) })),
+    ...(other.outputs ?? []),
   ];
   const inputs: NamedPath[] = [
     { setting: 'safety_rules', path: paths.safetyRules },
     { setting: 'the settings file', path: resolve(root, configFile) },
     ...settings.logs.map((log) => ({ setting: 'logs', path: resolve(root, log) })),
+    ...(other.inputs ?? []),
   ];
   assertDistinct(root, outputs, inputs);
   assertOutsideGitDir(root, outputs);

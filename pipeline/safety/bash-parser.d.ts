@@ -5,5 +5,5 @@ declare module '@ericcornelissen/bash-parser' {
     text?: string;
     [key: string]: unknown;
   }
-  export default function parse(source: string, options?: { mode?: 'posix' | 'bash' }): BashNode;
+  export default function parse(source: string, options?: { mode?: 'posix' | 'bash'; insertLOC?: boolean }): BashNode;
 }

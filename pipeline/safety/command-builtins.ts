@@ -16,6 +16,8 @@ export interface SimpleCommand {
   via?: string;
   /** Some argument is a parameter, command or arithmetic expansion (`$F`, `$(…)`): its value is known only at run time. */
   expanded?: boolean;
+  /** Some argument is an unquoted glob or brace expansion (`*`, `7??`, `[ab]`, `{a,b}`): the file names it becomes are known only at run time. */
+  globbed?: boolean;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { BashNode } from '@ericcornelissen/bash-parser';
 import type { CommandDeny, CommandPolicy } from './command-policy.js';
 import { violatesBuiltin, type SimpleCommand } from './command-builtins.js';
 import { environmentFindings, gitSettingFindings, runtimeArgumentFindings } from './command-settings.js';
+import { hasUnquotedGlob } from './shell-globs.js';
 
 /**
  * Checks commands (from a model-written rule) against the command policy. Each candidate is parsed with
@@ -29,8 +30,9 @@ let parser: Promise<Parse> | undefined;
 /** The parser is large (it brings babylon): loaded only when a model-written rule is checked. */
 function loadParser(): Promise<Parse> {
   return (parser ??= import('@ericcornelissen/bash-parser').then((module) => {
-    const parse = (module as unknown as { default: Parse }).default;
-    return (source: string) => parse(source);
+    const parse = (module as unknown as { default: (source: string, options: { insertLOC: boolean }) => BashNode }).default;
+    // Locations let a word be read as written: `'*'` and `*` are the same text once quotes are removed.
+    return (source: string) => parse(source, { insertLOC: true });
   }));
 }
 
@@ -77,7 +79,7 @@ function checkOne(candidate: CommandCandidate, policy: CommandPolicy, parse: Par
 }
 
 function checkTree(ast: BashNode, candidate: CommandCandidate, policy: CommandPolicy, parse: Parse, depth: number): CommandFinding[] {
-  const commands = collect(ast);
+  const commands = collect(ast, { source: candidate.text, parse });
   const findings: CommandFinding[] = [];
   for (const command of commands) {
     const resolved = resolve(command, policy);
@@ -86,33 +88,59 @@ function checkTree(ast: BashNode, candidate: CommandCandidate, policy: CommandPo
   return findings;
 }
 
+/** The text a tree was parsed from (its words' locations point into it), and the parser for what `$(…)` holds. */
+interface Source {
+  source: string;
+  parse: Parse;
+  /** The source's code points, as the parser counts locations (made when a command is first read). */
+  points?: string[];
+}
+
 /** Every simple command in the tree, with the pipeline it stands in and whether it runs inside `$(…)`. */
-function collect(node: unknown, pipeline: SimpleCommand[] | null = null, substituted = false, out: SimpleCommand[] = []): SimpleCommand[] {
+function collect(node: unknown, from: Source, pipeline: SimpleCommand[] | null = null, substituted = false, out: SimpleCommand[] = []): SimpleCommand[] {
   if (Array.isArray(node)) {
-    for (const item of node) collect(item, pipeline, substituted, out);
+    for (const item of node) collect(item, from, pipeline, substituted, out);
     return out;
   }
   if (typeof node !== 'object' || node === null) return out;
   const n = node as BashNode;
   if (n.type === 'Pipeline') {
     const members: SimpleCommand[] = [];
-    collect(n['commands'], members, substituted, out);
+    collect(n['commands'], from, members, substituted, out);
     return out;
   }
   if (n.type === 'Command') {
-    const command = toSimple(n, pipeline, substituted);
+    const command = toSimple(n, pipeline, substituted, (from.points ??= Array.from(from.source)));
     pipeline?.push(command);
     out.push(command);
   }
   if (n.type === 'CommandExpansion') {
-    collect(n['commandAST'], null, true, out);
+    // The parser gives the inside of `$(…)` no locations: parsed again, its words can be read as written.
+    const inner = typeof n['command'] === 'string' ? n['command'] : '';
+    const again = tryParse(from.parse, inner);
+    collect(again ?? n['commandAST'], { parse: from.parse, source: again ? inner : '' }, null, true, out);
     return out;
   }
-  for (const [key, value] of Object.entries(n)) if (key !== 'loc') collect(value, n.type === 'Command' ? null : pipeline, substituted, out);
+  for (const [key, value] of Object.entries(n)) if (key !== 'loc') collect(value, from, n.type === 'Command' ? null : pipeline, substituted, out);
   return out;
 }
 
-function toSimple(node: BashNode, pipeline: SimpleCommand[] | null, substituted: boolean): SimpleCommand {
+/**
+ * A word as written in the source. The parser counts locations in code points (an emoji is one), so the
+ * source is sliced by code points. Without a location, or when the slice lacks a glob character the word
+ * has (the slice is not the word), its text: quotes removed, a quoted star counts as a glob (the safe side).
+ */
+function rawWord(word: BashNode, points: readonly string[]): string {
+  const text = word.text ?? '';
+  const loc = word['loc'] as { start?: { char?: number }; end?: { char?: number } } | undefined;
+  const start = loc?.start?.char;
+  const end = loc?.end?.char;
+  if (typeof start !== 'number' || typeof end !== 'number' || end >= points.length) return text;
+  const raw = points.slice(start, end + 1).join('');
+  return [...text].every((char) => !'*?[{'.includes(char) || raw.includes(char)) ? raw : text;
+}
+
+function toSimple(node: BashNode, pipeline: SimpleCommand[] | null, substituted: boolean, points: readonly string[]): SimpleCommand {
   const words = (list: unknown) => (Array.isArray(list) ? (list as BashNode[]) : []);
   const name = (node['name'] as BashNode | undefined)?.text ?? '';
   const env = words(node['prefix']).filter((w) => w.type === 'AssignmentWord').map((w) => w.text ?? '');
@@ -120,7 +148,8 @@ function toSimple(node: BashNode, pipeline: SimpleCommand[] | null, substituted:
   const args = suffix.filter((w) => w.type === 'Word').map((w) => w.text ?? '');
   const redirects = suffix.filter((w) => w.type === 'Redirect').map((w) => (w['file'] as BashNode | undefined)?.text ?? '');
   const expanded = suffix.some((w) => w.type === 'Word' && Array.isArray(w['expansion']) && (w['expansion'] as unknown[]).length > 0);
-  return { program: name, args, env, redirects, pipeline, substituted, ...(expanded ? { expanded } : {}) };
+  const globbed = suffix.some((w) => w.type === 'Word' && hasUnquotedGlob(rawWord(w, points)));
+  return { program: name, args, env, redirects, pipeline, substituted, ...(expanded ? { expanded } : {}), ...(globbed ? { globbed } : {}) };
 }
 
 /** The command a wrapper or launcher runs, checked in its place (the wrapper's own options dropped). */

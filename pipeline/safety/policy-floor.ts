@@ -1,5 +1,6 @@
 import type { PolicyRule, SafetyPolicy } from './policy.js';
 import type { CommandDeny, CommandPolicy, SafetySwitch } from './command-policy.js';
+import { buildDirProblem, hostProblem, normalBuildDir } from './policy-places.js';
 
 /**
  * The bundled (shipped) policy is a floor under a repository's own: a repository may add rules and
@@ -8,6 +9,8 @@ import type { CommandDeny, CommandPolicy, SafetySwitch } from './command-policy.
  * as shipped; where the repository's list is the one that widens when it grows (allowed verbs, safeguard
  * exceptions), only the words both policies list are kept. A repository rule that redefines a bundled one
  * is kept next to it under `<id>-repo` (it can only block more), one that makes it a warning is dropped.
+ * The allowlists of places (build_dirs, hosts) may grow, by entries that name one place of their kind
+ * (policy-places.ts): a build directory inside the repository, one host; any other entry is left out.
  * What the repository tried to leave out or weaken is said in one notice; nothing is an error.
  */
 export interface FlooredPolicy {
@@ -73,8 +76,8 @@ function flooredCommands(repo: CommandPolicy | undefined, bundled: CommandPolicy
     programs: flooredPrograms(repo.programs, bundled.programs, weakened),
     launchers: union('launchers'),
     wrappers: union('wrappers'),
-    build_dirs: repo.build_dirs,
-    hosts: repo.hosts,
+    build_dirs: placesOf(repo.build_dirs, bundled.build_dirs, { problem: buildDirProblem, normal: normalBuildDir }, 'commands.build_dirs', weakened),
+    hosts: placesOf(repo.hosts, bundled.hosts, { problem: hostProblem, normal: (host) => host.trim().toLowerCase() }, 'commands.hosts', weakened),
     advice,
     concepts: union('concepts'),
     ...(safeguards ? { safeguards } : {}),
@@ -124,6 +127,14 @@ function unionOf(repo: string[], bundled: string[], what: string, weakened: stri
   const missing = bundled.filter((word) => !repo.includes(word));
   if (missing.length > 0) weakened.push(`${what} without ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}`);
   return [...repo, ...missing];
+}
+
+/** A repository's places (as the checks compare them), less those it may not add (the bundled policy's own always pass): each named with why. */
+function placesOf(repo: string[], bundled: string[], place: { problem: (entry: string) => string | null; normal: (entry: string) => string }, what: string, weakened: string[]): string[] {
+  const why = (entry: string) => (bundled.includes(entry) ? null : place.problem(entry));
+  const refused = repo.filter((entry) => why(entry) !== null).map((entry) => `${JSON.stringify(entry)} (${why(entry)})`);
+  if (refused.length > 0) weakened.push(`${what} adds ${refused.slice(0, 3).join(', ')}${refused.length > 3 ? ', …' : ''}`);
+  return [...new Set(repo.filter((entry) => why(entry) === null).map(place.normal))];
 }
 
 /** Words that widen what passes: only those both policies list. */

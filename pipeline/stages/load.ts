@@ -5,6 +5,7 @@ import type { RepoInfo } from '../io/git.js';
 import { bundledSafetyRulesPath, compiledSafetyRulesPath, repoPaths } from '../io/paths.js';
 import { readState, type State } from '../memory/state.js';
 import { assertDistinctRunPaths } from '../io/output-paths.js';
+import { buildDirsThroughLinks } from '../io/build-dir-links.js';
 import { CONFIG_FILE } from '../settings/resolve.js';
 import { safetyPolicyOf, type SafetyPolicy } from '../safety/policy.js';
 import { withBundledFloor } from '../safety/policy-floor.js';
@@ -57,7 +58,7 @@ export async function load(_input: object, ctx: RunContext): Promise<Loaded> {
   for (const skill of [...skills].sort()) skillTexts[skill] = await ctx.fs.readText(paths.skill(skill));
   const unreadableSkills = checkSkillFiles(skillTexts, ctx, notices);
 
-  const policy = await loadPolicy(ctx, paths.safetyRules, notices);
+  const policy = withoutLinkedBuildDirs(await loadPolicy(ctx, paths.safetyRules, notices), ctx.root, notices);
   const lifecycleText = await ctx.fs.readText(paths.lifecycle);
   const broken = brokenEventLines(lifecycleText);
   if (broken.length > 0) {
@@ -100,6 +101,15 @@ async function loadPolicy(ctx: RunContext, repoPath: string, notices: string[]):
   const floored = withBundledFloor(own, bundled);
   notices.push(...floored.notices);
   return floored.policy;
+}
+
+/** Build directories that are links here are no build directories (build-dir-links.ts): left out, with a notice. */
+function withoutLinkedBuildDirs(policy: SafetyPolicy, root: string, notices: string[]): SafetyPolicy {
+  if (!policy.commands) return policy;
+  const linked = buildDirsThroughLinks(root, policy.commands.build_dirs);
+  if (linked.length === 0) return policy;
+  notices.push(redact(`commands.build_dirs: ${linked.join(', ')} leads through a link in this repository, and a recursive delete there would follow it to wherever it points: left out of the build directories tonight (a rule that deletes it is quarantined). Make it a directory of the repository.`));
+  return { ...policy, commands: { ...policy.commands, build_dirs: policy.commands.build_dirs.filter((dir) => !linked.includes(dir)) } };
 }
 
 /**

@@ -1,7 +1,7 @@
-import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli } from '../helpers/in-process.js';
+import { cli, sc } from '../helpers/in-process.js';
 import { failures, git, lines, makeDir, read } from '../helpers/repo.js';
 
 /** Two files a run writes (or one it writes and one it reads) that are one file: refused before anything is written. */
@@ -102,3 +102,71 @@ describe('outputs of a run inside git\'s own directory', () => {
   });
 });
 
+/** A night that wrote one rule, then the state folder's lock made a link to MEMORY.md (as a hostile repository commits it). */
+async function lockLinkedToMemory(): Promise<{ dir: string; rule: string }> {
+  const dir = repo();
+  const night = await cli(dir, ['run']);
+  expect(night.code).toBe(0);
+  const rule = night.json.data.proposals[0].id as string;
+  symlinkSync('../MEMORY.md', join(dir, '.sleep-cycle/lock'));
+  return { dir, rule };
+}
+
+describe('the other commands that write check their files the same way', () => {
+  it.each([['pin'], ['unpin'], ['touch'], ['restore']])('%s <id> with a lock that is a link to MEMORY.md is E_IO, and MEMORY.md and the state stay as they were', async (action) => {
+    const { dir, rule } = await lockLinkedToMemory();
+    const before = read(dir, 'MEMORY.md') + read(dir, '.sleep-cycle/state.json');
+    const result = await cli(dir, [action!, rule]);
+    expect(result.code).toBe(1);
+    expect(result.json.error.code).toBe('E_IO');
+    expect(result.json.error.message).toContain('(state_dir (lock)) is the same file as MEMORY.md (memory_file)');
+    expect(read(dir, 'MEMORY.md') + read(dir, '.sleep-cycle/state.json')).toBe(before);
+  });
+
+  it('review --accept and init refuse the same lock before taking it', async () => {
+    const { dir } = await lockLinkedToMemory();
+    const before = read(dir, 'MEMORY.md');
+    for (const args of [['review', 'r-0000000000000000', '--accept'], ['init']]) {
+      const result = await cli(dir, args);
+      expect(result.json.error?.code, args.join(' ')).toBe('E_IO');
+    }
+    expect(read(dir, 'MEMORY.md')).toBe(before);
+  });
+
+  it('pin with report_file: MEMORY.md is E_CONFIG, as the run is', async () => {
+    const dir = repo();
+    const rule = (await cli(dir, ['run'])).json.data.proposals[0].id as string;
+    git(dir, 'commit', '--quiet', '--allow-empty', '-m', 'night');
+    mkdirSync(join(dir, 'config'), { recursive: true });
+    writeFileSync(join(dir, 'config/sleep-cycle.yaml'), 'report_file: MEMORY.md\n');
+    const before = read(dir, 'MEMORY.md');
+    const result = await cli(dir, ['pin', rule]);
+    expect(result.code).toBe(2);
+    expect(result.json.error.message).toMatch(/^report_file and memory_file both name MEMORY\.md/);
+    expect(read(dir, 'MEMORY.md')).toBe(before);
+  });
+
+  it('log and import to --log MEMORY.md, and report --html MEMORY.md, are E_CONFIG and leave it as it is', async () => {
+    const dir = repo();
+    const source = join(dir, 'transcripts');
+    mkdirSync(source);
+    for (const args of [['log', '--tool', 'Bash', '--exit-code', '1', '--duration-ms', '5', '--log', 'MEMORY.md'], ['import', 'claude-code', source, '--log', 'MEMORY.md'], ['report', '--html', 'MEMORY.md'], ['report', '--html', '.sleep-cycle/state.json']]) {
+      const result = await cli(dir, args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.json.error.code).toBe('E_CONFIG');
+      expect(read(dir, 'MEMORY.md')).toBe(MEMORY);
+    }
+    expect((await cli(dir, ['report', '--html', 'trends.html'])).code).toBe(0);
+  });
+
+  it('the hook with logs: [MEMORY.md] records nothing and says why; MEMORY.md gets no JSON line', async () => {
+    const dir = repo({ 'config/sleep-cycle.yaml': 'logs: [MEMORY.md]\n' });
+    const payload = { session_id: 's1', transcript_path: '/dev/null', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_response: { stdout: '' } };
+    const result = await sc(dir, ['hook', 'claude-code', '--json'], { stdin: JSON.stringify(payload) });
+    expect(result.code).toBe(0);
+    const data = JSON.parse(result.stdout).data;
+    expect(data).toMatchObject({ outcome: 'rejected' });
+    expect(data.reason).toMatch(/^nothing was recorded: logs and memory_file both name MEMORY\.md/);
+    expect(read(dir, 'MEMORY.md')).toBe(MEMORY);
+  });
+});

@@ -46,6 +46,36 @@ describe('class A: only listed git settings may be written', () => {
   });
 });
 
+describe('class A: a listed git setting is written to this repository only', () => {
+  const beyond = [
+    'git config --global user.email dev@example.invalid',
+    'git config --system pull.rebase true',
+    'git config --file ../other/.git/config user.name bot',
+    'git config --file=.gitconfig user.name bot',
+    'git config -f team.cfg pull.ff only',
+    'git config -fteam.cfg pull.ff only',
+    'git config --worktree core.autocrlf input',
+    'git config --glob user.name bot',
+    'git config --sys color.ui auto',
+    'git config set --global user.name bot',
+    'git config --global --add user.email a@example.invalid',
+    'git config --global --unset user.name',
+    'git -C sub config --global user.name bot',
+    'env git config --global user.name bot',
+  ];
+  it.each(beyond)('blocks %s', async (command) => {
+    expect(await ids(command)).toContain('git-setting-scope');
+  });
+  it('says where the write goes', async () => {
+    expect(await reasons('git config --global user.email dev@example.invalid')).toContain('--global');
+    expect(await reasons('git config --fil x.cfg user.name bot')).toContain('--file');
+  });
+  const local = ['git config user.email dev@example.invalid', 'git config --local pull.rebase true', 'git config --global --get user.name', 'git config --global --list', 'git config --file .gitmodules --get-regexp path', 'git -c user.name=bot commit -m wip', 'git clone --config user.name=bot src copy', 'git config --show-origin --get user.name'];
+  it.each(local)('lets %s through', async (command) => {
+    expect(await ids(command)).not.toContain('git-setting-scope');
+  });
+});
+
 describe('class B: arguments known only at run time, for programs with deny rules', () => {
   const hostile = [
     'echo -f | xargs git push origin main',
@@ -70,6 +100,39 @@ describe('class B: arguments known only at run time, for programs with deny rule
   });
   it("checks what find's -exec runs as a command of its own", async () => {
     expect(await ids('find . -name x -exec git push -f origin main \\;')).toContain('force-push');
+  });
+});
+
+describe('class B: unquoted globs are arguments known only at run time', () => {
+  const hostile = [
+    'git push origin *',
+    'rm build/*',
+    'rm -- *.log',
+    'chmod 7?? *',
+    'git push origin [a-z]*',
+    'git push origin {main,--force}',
+    'git push origin HEAD:refs/heads/{a,b}',
+    'git checkout -- src/*.ts',
+    'git add file?.txt',
+    'env git push origin *',
+    'cd src && git push origin *',
+    "sh -c 'git push origin *'",
+    'echo $(git push origin *)',
+    'git push origin "$X"*',
+    "git push origin 'a'*",
+    'pytest tests/test_{a..c}.py',
+    'echo 😀 && git add *',
+    "echo '😀😀' && git push origin 'a' *",
+  ];
+  it.each(hostile)('blocks %s', async (command) => {
+    expect(await ids(command)).toContain('runtime-arguments');
+  });
+  it('says a glob is why', async () => {
+    expect(await reasons('git push origin *')).toContain('unquoted glob');
+  });
+  const harmless = ["git push origin '*'", 'git push origin "*"', 'git push origin \\*', "git add 'src/*.ts'", "rm -rf 'dist'", 'git rebase @{u}', 'git show HEAD@{1}', 'ls src/*.ts', "find . -name '*.ts' -exec grep -n TODO {} +", 'git log --format="%h {a,b}"', "git commit -m 'fix *everything*?'", 'git stash show stash@{0}', "echo 😀 && git add 'src/*.ts'", "echo 'ü' && git push origin '*'"];
+  it.each(harmless)('lets %s through', async (command) => {
+    expect(await ids(command)).not.toContain('runtime-arguments');
   });
 });
 
