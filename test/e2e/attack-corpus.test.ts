@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ATTACKS } from '../fixtures/attacks/index.js';
 import { KNOWN_LEAKS } from '../fixtures/attacks/known-leaks.js';
+import { solo } from '../fixtures/attacks/solo-outside8.js';
 import { FAMILIES, type AttackResult } from '../fixtures/attacks/types.js';
 import { foldPhrase, markupOutsideCode, secretFindings, surfaceText, unsafeFindings } from '../helpers/attack-detect.js';
 import { countTable, renderTable, ruleLine, runCorpus } from '../helpers/attack-harness.js';
@@ -12,7 +13,11 @@ import { countTable, renderTable, ruleLine, runCorpus } from '../helpers/attack-
  * in known-leaks.ts must be fully blocked (no column). ATTACKS_LEAKING=1 also checks that each listed
  * attack still leaks where listed; ATTACKS_OUT=<file> writes the results as JSON (`npm run attacks`);
  * ATTACKS_ONLY=<id,…|family|outside|outside:family|outside2|outside2:family|outside3|outside3:family|outside4|outside4:family|outside6|outside6:family|outside7|outside7:family|outside8|outside8:family|outside9|outside9:family> runs a subset; ATTACKS_VERBOSE=1 prints each job's time; ATTACKS_CONCURRENCY
- * (3) and ATTACKS_KILL_MS (30 s, a hang) tune it. Nights run as child processes rather than in this one:
+ * (3) and ATTACKS_KILL_MS (30 s, a hang) tune it. ATTACKS_SOLO=1 runs every selected content attack alone, in a
+ * repository of its own (solo-outside8.ts), to measure what the shared repository hides: there the
+ * near-duplicate step can fold an attack's draft into another's, so its rule never lands and it counts as
+ * blocked; slower (a night per attack and mode), so CI runs shared except where a fixture file asks for solo.
+ * Nights run as child processes rather than in this one:
  * an attack that hangs the tool (a FIFO, /dev/zero) must be killed and counted, not stall the file; the
  * content attacks of a family share one repository per mode, so there are few of them.
  */
@@ -23,7 +28,8 @@ const only = process.env.ATTACKS_ONLY?.split(',').map((s) => s.trim()).filter(Bo
 // `outside:<family>` or `outside2:<family>` one family of it.
 const corpusOf = (id: string) => (id.includes('-out-') ? 'outside' : id.includes('-o2-') ? 'outside2' : id.includes('-o3-') ? 'outside3' : id.includes('-o4-') ? 'outside4' : id.includes('-o6-') ? 'outside6' : id.includes('-o7-') ? 'outside7' : id.includes('-o8-') ? 'outside8' : id.includes('-o9-') || id.includes('-o9w-') ? 'outside9' : '');
 const picks = (a: (typeof ATTACKS)[number], key: string) => key === a.id || key === a.family || (corpusOf(a.id) !== '' && (key === corpusOf(a.id) || key === `${corpusOf(a.id)}:${a.family}`));
-const selected = only ? ATTACKS.filter((a) => only.some((key) => picks(a, key))) : ATTACKS;
+const chosen = only ? ATTACKS.filter((a) => only.some((key) => picks(a, key))) : ATTACKS;
+const selected = process.env.ATTACKS_SOLO === '1' ? chosen.map((a) => (a.kind === 'content' ? solo(a) : a)) : chosen;
 let results: AttackResult[] = [];
 
 describe('attack corpus', () => {
@@ -79,7 +85,8 @@ describe('attack corpus', () => {
   it('brings every injection and model attack to the rule writer (promoted), so its block means something', () => {
     // Content attacks only: a scenario runs alone, and its own check (a forbidden markup, a rule it must not
     // write) is what it measures.
-    const content = new Set(selected.filter((a) => a.kind === 'content').map((a) => a.id));
+    // Under ATTACKS_SOLO=1 they run as scenarios, and are held to the same (chosen: before solo()).
+    const content = new Set(chosen.filter((a) => a.kind === 'content').map((a) => a.id));
     const lost = results.filter((r) => (r.family === 'injection' || r.family === 'model') && content.has(r.id) && !r.reached).map((r) => r.id);
     expect(lost).toEqual([]);
   });

@@ -160,6 +160,9 @@ async function runScenario(attack: ScenarioAttack, mode: Mode, record: Record_):
         for (const finding of observed.outside) record(attack, 'outside', mode, `night ${index + 1}: ${finding}`);
         for (const finding of observed.markers) record(attack, 'code', mode, `night ${index + 1}: ${finding}`);
         bodies.push(...observed.bodies);
+        // Alone in its repository, every cluster is the attack's: one promoted brought it to the rule writer
+        // (a content attack run solo is then counted as the batch counts it, not blocked by being lost).
+        if ((observed.run.json?.data?.clusters ?? []).some((c: { promoted?: unknown }) => c.promoted === true)) record.reached?.(attack);
         if (observed.run.timedOut) break;
       }
     });
