@@ -52,7 +52,8 @@ export function assertDistinctRunPaths(root: string, settings: RunPathSettings, 
     ...(other.inputs ?? []),
   ];
   assertDistinct(root, outputs, inputs);
-  assertOutsideGitDir(root, outputs);
+  // The logs too: the hook and the importer append to them (a JSON line in a git hook runs its `$(…)`).
+  assertOutsideGitDir(root, [...outputs, ...inputs.filter((entry) => entry.setting === 'logs')]);
 }
 
 /**

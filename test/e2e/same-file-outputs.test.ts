@@ -78,6 +78,7 @@ describe('outputs of a run inside git\'s own directory', () => {
     ['skills_dir: .git/hooks\nrouting:\n  git_push: pre-push'],
     ['report_file: docs/../.git/config'],
     ['report_file: .GIT/config'],
+    ['logs: [.git/hooks/post-checkout]'],
   ])('%s is E_CONFIG before anything is written (run and dry run); git\'s config is untouched', async (setting) => {
     for (const args of [['run'], ['run', '--dry-run']]) {
       const dir = repo({ 'config/sleep-cycle.yaml': `${setting}\n` });
