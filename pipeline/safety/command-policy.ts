@@ -9,6 +9,7 @@
 export const BUILTIN_CHECKS = [
   'recursive-delete',
   'git-dir-delete',
+  'git-dir-write',
   'find-delete',
   'others-permission',
   'download-to-shell',
