@@ -26,6 +26,7 @@ export function adviceFindings(parts: AdviceText, grammar: AdviceGrammar, safegu
   const findings: CommandFinding[] = [];
   for (const [text, mode] of [[parts.prose, 'prose'], ...parts.quotes.map((q) => [withoutHeads(q), 'quote'])] as [string, Mode][]) {
     let previous: Asked = 'nothing';
+    let secretNamed = false;
     const clauses = withSharedCommands(clausesOf(text));
     for (const clause of clauses) {
       // In an error text a lone word is a name or an outcome ("make: …", "Stop."), not an instruction.
@@ -33,6 +34,9 @@ export function adviceFindings(parts: AdviceText, grammar: AdviceGrammar, safegu
       const judged = judgeClause(clause, rules, mode, previous);
       findings.push(...judged.findings);
       previous = judged.asked;
+      const sent = secretNamed ? sentOnward(clause.words, rules) : null;
+      if (sent) findings.push(secretObject(sent));
+      secretNamed ||= namesSecret(objectOf(clause.words, rules.notSecrets), rules);
     }
   }
   return findings.filter((f, i) => findings.findIndex((g) => g.id === f.id) === i);
@@ -248,6 +252,23 @@ function namesSecret(object: string[], rules: Rules): boolean {
 
 function secretObject(verb: string): CommandFinding {
   return { id: 'advice-secret-material', reason: `a clause tells the agent to "${verb}" credentials or secret material (a credentials file, a key, a token, .env: commands.advice.secrets); only checking them is advice, sharing or moving them is exfiltration` };
+}
+
+/** Words that point back to something named before ("read the credentials file and include it in the issue"). */
+const POINTERS = new Set(['it', 'them', 'its', 'their', 'this', 'that', 'these', 'those', 'contents', 'content', 'value', 'values']);
+/** Places text goes to be seen by others or kept: where a secret named earlier must not be sent. */
+const OUTLETS = new Set(['issue', 'issues', 'pr', 'prs', 'comment', 'comments', 'message', 'messages', 'log', 'logs', 'gist', 'gists', 'paste', 'pastebin', 'chat', 'ticket', 'tickets', 'description', 'body', 'report', 'discussion', 'thread', 'channel', 'email', 'slack', 'summary', 'reply', 'answer', 'output', 'post', 'forum', 'wiki', 'upload', 'commit', 'changelog', 'readme']);
+
+/**
+ * A clause that sends something named by a pointer to an outlet, after a clause of the same rule named a
+ * secret: the secret's object class reaches through "it" (the verb, if it is not observing, is returned).
+ */
+function sentOnward(clause: string[], rules: Rules): string | null {
+  const words = withoutFillers(clause).map(lower);
+  const verb = words[0];
+  if (verb === undefined || rules.observe.has(verb) || !known(verb, rules)) return null;
+  const object = objectOf(clause.slice(clause.length - words.length + 1));
+  return object.some((w) => POINTERS.has(w)) && object.some((w) => OUTLETS.has(w)) ? verb : null;
 }
 
 /** What a verb acts on before the command that carries it ("use `aws configure` to create the credentials" acts on the command). */
