@@ -1,4 +1,5 @@
 import type { BuiltinCheck, CommandPolicy } from './command-policy.js';
+import { writesIntoGitDir } from './git-dir-write.js';
 
 /** One simple command as the shell would run it (quotes removed by the parser). */
 export interface SimpleCommand {
@@ -8,6 +9,8 @@ export interface SimpleCommand {
   env: string[];
   /** Targets of `>`, `>>`, `<`. */
   redirects: string[];
+  /** The redirect targets it writes (`>`, `>>`, `&>`, `<>`; not `<`). */
+  outputs: string[];
   /** The commands of the pipeline this one stands in (itself included), in order; null when alone. */
   pipeline: SimpleCommand[] | null;
   /** Runs inside a command substitution `$(…)`. */
@@ -43,6 +46,12 @@ export const GUARDED_PROGRAMS: ReadonlySet<string> = new Set(['git', 'rm', 'mv',
 /** Programs that put files at a destination: mv, cp, ln (and rsync, also refused as a sender). */
 const PLACERS = new Set(['mv', 'cp', 'ln', 'rsync']);
 
+/** git's subcommand after its global options (`git -C dir -c k=v mv`). */
+const gitSubcommand = (args: string[]): string | null => {
+  let i = 0;
+  while (i < args.length && args[i]!.startsWith('-')) i += /^(?:-C|-c|--git-dir|--work-tree|--namespace|--exec-path)$/.test(args[i]!) ? 2 : 1;
+  return args[i] ?? null;
+};
 const operands = (command: SimpleCommand): string[] => command.args.filter((arg) => !arg.startsWith('-'));
 const normalPath = (path: string): string => path.replace(/^["']|["']$/g, '').replace(/^(?:\.\/)+/, '').replace(/\/+$/, '');
 const shortFlag = (command: SimpleCommand, letters: string): boolean => command.args.some((arg) => /^-[A-Za-z]+$/.test(arg) && [...letters].some((l) => arg.includes(l)));
@@ -65,6 +74,8 @@ const CHECKS: Record<BuiltinCheck, (command: SimpleCommand, policy: CommandPolic
     if (command.program === 'mv') return operands(command).slice(0, -1).some(inGit);
     return false;
   },
+  /** Any write into `.git` (copy, move, link, redirect, permission or time change): see git-dir-write.ts. */
+  'git-dir-write': (command) => writesIntoGitDir(command, command.program === 'git' ? gitSubcommand(command.args) : null),
   /** find's own delete action, or -exec/-ok running a deleter. */
   'find-delete': (command) => {
     if (command.program !== 'find') return false;

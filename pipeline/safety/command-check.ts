@@ -146,10 +146,14 @@ function toSimple(node: BashNode, pipeline: SimpleCommand[] | null, substituted:
   const env = words(node['prefix']).filter((w) => w.type === 'AssignmentWord').map((w) => w.text ?? '');
   const suffix = words(node['suffix']);
   const args = suffix.filter((w) => w.type === 'Word').map((w) => w.text ?? '');
-  const redirects = suffix.filter((w) => w.type === 'Redirect').map((w) => (w['file'] as BashNode | undefined)?.text ?? '');
+  const redirectNodes = [...words(node['prefix']), ...suffix].filter((w) => w.type === 'Redirect');
+  const target = (w: BashNode) => (w['file'] as BashNode | undefined)?.text ?? '';
+  const redirects = redirectNodes.map(target);
+  // `<` only reads; every other redirection (`>`, `>>`, `>|`, `&>`, `<>`) writes its target.
+  const outputs = redirectNodes.filter((w) => (w['op'] as BashNode | undefined)?.text !== '<').map(target);
   const expanded = suffix.some((w) => w.type === 'Word' && Array.isArray(w['expansion']) && (w['expansion'] as unknown[]).length > 0);
   const globbed = suffix.some((w) => w.type === 'Word' && hasUnquotedGlob(rawWord(w, points)));
-  return { program: name, args, env, redirects, pipeline, substituted, ...(expanded ? { expanded } : {}), ...(globbed ? { globbed } : {}) };
+  return { program: name, args, env, redirects, outputs, pipeline, substituted, ...(expanded ? { expanded } : {}), ...(globbed ? { globbed } : {}) };
 }
 
 /** The command a wrapper or launcher runs, checked in its place (the wrapper's own options dropped). */

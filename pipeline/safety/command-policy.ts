@@ -9,6 +9,7 @@
 export const BUILTIN_CHECKS = [
   'recursive-delete',
   'git-dir-delete',
+  'git-dir-write',
   'find-delete',
   'others-permission',
   'download-to-shell',
@@ -101,6 +102,10 @@ export interface AdviceGrammar {
   negatable: string[];
   protected: string[];
   verbs: string[];
+  /** Credentials and secret material: what no verb but an observing one may act on in words. */
+  secrets: string[];
+  /** Phrases that name no secret though a word of theirs would ("token limit"). */
+  not_secrets: string[];
 }
 
 export interface CommandPolicyProblem {
@@ -114,6 +119,8 @@ export interface CommandPolicyProblem {
 const KEYS = ['programs', 'launchers', 'wrappers', 'build_dirs', 'hosts', 'actions', 'advice', 'concepts', 'safeguards', 'switches', 'remote_code', 'git_settings', 'env_allow', 'deny'];
 const SAFEGUARD_KEYS = ['objects', 'defeats', 'identities', 'except'] as const;
 const ADVICE_KEYS = ['observe', 'act', 'negatable', 'protected', 'verbs'] as const;
+/** Optional in a policy file (one written before they existed gets the bundled lists). */
+const SECRET_KEYS = ['secrets', 'not_secrets'] as const;
 const LIST_KEYS = ['launchers', 'wrappers', 'build_dirs', 'hosts', 'concepts'] as const;
 const DENY_KEYS = ['id', 'reason', 'program', 'subcommands', 'flags', 'args', 'env', 'plus_refspec', 'check'];
 const AT = 'commands';
@@ -145,15 +152,19 @@ export const DEFAULT_ADVICE: AdviceGrammar = {
   act: ['retry', 'rerun', 're-run', 'resolve', 'continue', 'abort', 'install', 'use', 'call', 'pass', 'include', 'keep', 'pick', 'choose', 'select', 'split', 'limit', 'narrow', 'scope', 'request', 'give', 'put', 'end', 'add', 'fix', 'open', 'list', 'confirm', 'ask', 'copy', 'match', 'filter', 'paginate', 'apply', 'validate', 'extract', 'compile', 'ensure', 'build', 'rebuild', 'reduce', 'shorten', 'write', 'avoid', 'prefer', 'fetch', 'create', 'define', 'import', 'quote', 'escape', 'cd', 'activate', 'format', 'report', 'close', 'correct', 'align', 'pin', 'break', 'batch', 'cache', 'reuse', 'remember'],
   negatable: ['retry', 'repeat', 'guess', 'invent', 'paste', 'loop', 'poll', 'hardcode', 'hard-code', 'assume', 'reorder', 'rely', 'edit', 'modify', 'change', 'delete', 'remove', 'push', 'force', 'commit', 'install', 'reinstall', 'call', 'mix', 'spam', 'hammer', 'reuse', 'read'],
   protected: ['permission*', 'owner*', 'rights', 'group', 'groups', 'account*', 'sudoers'],
+  secrets: ['credential*', 'git-credentials', 'secret', 'secrets', 'secret key*', 'password*', 'passphrase*', 'passwd', 'private key*', 'privkey*', 'api key*', 'api-key*', 'apikey*', 'access key*', 'signing key*', 'ssh key*', 'key file*', 'keyfile*', 'pem', 'id_rsa*', 'id_dsa*', 'id_ecdsa*', 'id_ed25519*', 'env', 'dotenv', 'npmrc', 'netrc', 'pypirc', 'kubeconfig', 'kube config', 'token', 'tokens', 'access token*', 'auth token*', 'pat', 'pats', 'session cookie*', 'cookie', 'cookies', 'keychain', 'keyring', 'aws_secret_access_key', 'aws_access_key_id', 'aws_session_token'],
+  not_secrets: ['token limit*', 'token count*', 'token budget*', 'token usage', 'token window', 'tokens per', 'max tokens', 'max_tokens', 'fewer tokens', 'more tokens', 'number of tokens', 'input tokens', 'output tokens', 'prompt tokens', 'completion tokens', 'context tokens', 'env var*', 'env variable*', 'env name*'],
   verbs: ['push', 'make', 'update', 'configure', 'start', 'stop', 'edit', 'delete', 'remove', 'set', 'change', 'turn', 'switch', 'disable', 'enable', 'run', 'mark', 'rename', 'move', 'replace', 'rewrite', 'reset', 'clean', 'clear', 'drop', 'commit', 'merge', 'rebase', 'pull', 'grant', 'take', 'elevate', 'become', 'log', 'uninstall', 'publish', 'send', 'upload', 'force', 'skip', 'ignore', 'bypass', 'let', 'allow', 'accept', 'approve', 'kill', 'restart', 'overwrite', 'sync', 'mirror', 'erase', 'wipe', 'purge', 'expire', 'prune', 'squash', 'amend', 'checkout', 'revert', 'restore', 'stash', 'chmod', 'chown', 'exclude', 'comment', 'mute', 'silence', 'suppress', 'lower', 'raise', 'increase', 'treat', 'label', 'wrap', 'catch', 'swallow', 'execute', 'launch', 'open', 'point', 'empty', 'truncate', 'hide', 'omit', 'leave', 'drop', 'throw', 'discard', 'trust', 'add', 'sudo', 'su'],
 };
 
 function parseAdvice(value: unknown, report: Report): AdviceGrammar | undefined {
   const at = `${AT}.advice`;
   if (!isMapping(value)) return void report(at, `${at} to be a mapping with ${ADVICE_KEYS.join(', ')}`, value);
-  for (const key of Object.keys(value).filter((k) => !(ADVICE_KEYS as readonly string[]).includes(k))) report(at, `only the keys ${ADVICE_KEYS.join(', ')}`, key);
+  const known = [...ADVICE_KEYS, ...SECRET_KEYS] as readonly string[];
+  for (const key of Object.keys(value).filter((k) => !known.includes(k))) report(at, `only the keys ${known.join(', ')}`, key);
   const [observe, act, negatable, protectedNouns, verbs] = ADVICE_KEYS.map((key) => stringList(value[key], `${at}.${key}`, report, key !== 'verbs'));
-  return { observe: observe!, act: act!, negatable: negatable!, protected: protectedNouns!, verbs: verbs! };
+  const [secrets, notSecrets] = SECRET_KEYS.map((key) => (value[key] === undefined ? DEFAULT_ADVICE[key] : stringList(value[key], `${at}.${key}`, report, false)));
+  return { observe: observe!, act: act!, negatable: negatable!, protected: protectedNouns!, verbs: verbs!, secrets: secrets!, not_secrets: notSecrets! };
 }
 
 function parseSafeguards(value: unknown, report: Report): Safeguards | undefined {

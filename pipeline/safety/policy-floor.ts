@@ -71,6 +71,8 @@ function flooredCommands(repo: CommandPolicy | undefined, bundled: CommandPolicy
     negatable: commonOf(repo.advice.negatable, bundled.advice.negatable, 'advice.negatable', weakened),
     protected: unionOf(repo.advice.protected, bundled.advice.protected, 'advice.protected', weakened),
     verbs: unionOf(repo.advice.verbs, bundled.advice.verbs, 'advice.verbs', weakened),
+    secrets: unionOf(repo.advice.secrets, bundled.advice.secrets, 'advice.secrets', weakened),
+    not_secrets: commonOf(repo.advice.not_secrets, bundled.advice.not_secrets, 'advice.not_secrets', weakened),
   };
   return {
     programs: flooredPrograms(repo.programs, bundled.programs, weakened),
