@@ -1,9 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { IngestFold, type FoldSegment, type FoldSettings } from '../../pipeline/ingest/fold.js';
-import { clustersByTemplate } from '../../pipeline/ingest/by-template.js';
 import { loadSecretRuleSet } from '../../pipeline/safety/secrets-rule-set.js';
-import { TemplateMiner } from '../../pipeline/templates/miner.js';
-import { BASE, splitLines } from '../helpers/night-log.js';
+import { BASE } from '../helpers/night-log.js';
+import { keptOfNight } from '../helpers/night-kept.js';
 import { body } from '../fixtures/attacks/parts.js';
 
 /**
@@ -17,8 +15,6 @@ beforeAll(async () => {
   await loadSecretRuleSet();
 });
 
-const SETTINGS: FoldSettings = { sample_size: 5, window_days: 7, max_clusters: 10_000, slow_factor: 2, baseline_min_samples: 5, slow_min_ms: 0 };
-const SEGMENT: FoldSegment = { file: 'logs/telemetry.jsonl', cutoff: null };
 const HEX = '0123456789abcdef';
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -48,14 +44,7 @@ function night(failures: Failure[]): string {
     .join('\n')}\n`;
 }
 
-/** Everything the night keeps: clusters (templates, evidence, signatures) and the templates for state. */
-function kept(text: string): string {
-  const fold = new IngestFold(SETTINGS, {});
-  for (const line of splitLines(text, 1 << 16)) fold.line(line, SEGMENT);
-  const miner = new TemplateMiner();
-  const clusters = clustersByTemplate(fold.builder, miner, fold.limits, fold.settleSecrets());
-  return JSON.stringify({ clusters, templates: miner.toState() });
-}
+const kept = keptOfNight;
 
 const groups = (text: string, size: number): string[] => text.match(new RegExp(`[^]{1,${size}}`, 'g'))!;
 
