@@ -1,4 +1,4 @@
-import { nonEnglishPairs } from './english-pairs.js';
+import { englishPairs, nonEnglishPairs } from './english-pairs.js';
 import { redact } from './redact.js';
 import { readsAsRandomName } from './identifier.js';
 import { pieceKind } from './random-pieces.js';
@@ -8,9 +8,10 @@ import { redactAnchoredPieces } from './redact-findings.js';
  * A secret split across the events of one session: `… part one ghp_AbC1…` then `… part two xYz9…`.
  * The first half ends its text, and the detectors see it (a vendor prefix, a random run); the second
  * half alone is a short run with nothing to name it. So the half that ends an event marks its session,
- * and the session's next event is read as the rest of a token: every run of 8 or more token characters
- * in it that reads as random (letters and digits, or both cases) is redacted, however short. The state
- * (which sessions end with a secret) is the ingest fold's; these are its pure parts.
+ * and the session's next failures (CONTINUED_FAILURES, up to the one that holds the rest) are read as the
+ * rest of a token: every run of 8 or more token characters in them that reads as no word (below) is
+ * redacted, however short. The state (which sessions end with a secret) is the ingest fold's; these are
+ * its pure parts.
  */
 
 /** A text that ends with a redaction (trailing punctuation aside). */
@@ -74,10 +75,71 @@ function oneCaseRest(run: string): boolean {
   return /^(?:[a-z]{8,}|[A-Z]{8,})$/.test(run) && nonEnglishPairs(run.toLowerCase()) >= 2;
 }
 
-/** `text` with every random-looking run redacted: the event that follows one ending with a secret. */
-export function redactContinuation(text: string): string {
-  return text.replace(RUN, (run) => ((restOfToken(run) || oneCaseRest(run)) && run !== 'REDACTED' ? '[REDACTED:secret]' : run));
+/**
+ * Failures of a session read as the rest of a token after one ended with a secret: the next one, and
+ * after it, up to the one that holds the rest, two more, read more strictly (`auth failed ghp_…`, then
+ * `file not found` from another tool, then the rest).
+ */
+export const CONTINUED_FAILURES = 3;
+
+/**
+ * `text` with every run that reads as the rest of a token redacted: the failures that follow one ending
+ * with a secret. In the next failure, every run of letters and digits or of both cases (restOfToken) and
+ * every run of one case that reads as no English (oneCaseRest). In the later ones (`later`), of the first
+ * kind only those that are no name of words (nameOfWords: `TypeError`, `XMLHttpRequest`, `sha256sum`, `x86_64`,
+ * `100ms` stay), so a session's next three errors stay readable.
+ */
+export function redactContinuation(text: string, later = false): string {
+  return text.replace(RUN, (run) => (run !== 'REDACTED' && (restOfToken(run) ? !later || !nameOfWords(run) : oneCaseRest(run)) ? '[REDACTED:secret]' : run));
 }
+
+/**
+ * Whether a run read as the rest of a token is worth remembering as its session's secret (a copy elsewhere
+ * in the night goes too): one of letters and digits or of both cases that is no name of words. A word of
+ * one case or a name read so in the next failure (`subcommands`, `TypeError`) is redacted there only.
+ */
+export function restWorthKeeping(run: string): boolean {
+  return restOfToken(run) && !nameOfWords(run);
+}
+
+/**
+ * A run that is a name of words: split at `_ - + / =`, digits and case changes, every piece is a word of
+ * three letters or more with a vowel and letter pairs English words have, a two-letter word, or one
+ * acronym of one to five capitals; one number a part, with a unit or a letter next to one
+ * (`x86`, `v2`) once, or a number with its unit (`100ms`, `3rd`). Hex with digits is a digest or a token's rest, never a name. The rest
+ * of a random token rarely reads so: pieces of one or two letters, pairs no word has.
+ */
+function nameOfWords(run: string): boolean {
+  if (/\d/.test(run) && (/^[0-9a-f]+$/.test(run) || /^[0-9A-F]+$/.test(run))) return false;
+  let acronyms = 0;
+  let shortByNumber = 0;
+  for (const part of run.split(/[-_+/=]+/)) {
+    // One number a part (`python3`, `sha256sum`, `OAuth2Client`), at its start only with a unit (`100ms`).
+    const numbers = part.match(/\d+/g)?.length ?? 0;
+    if (numbers > 1 || (/^\d/.test(part) && !UNIT_NUMBER.test(part))) return false;
+    for (const stretch of part.split(/(\d+)/)) {
+      if (stretch === '' || /^\d/.test(stretch)) continue;
+      const pieces = stretch.match(CASE_PIECES) ?? [];
+      if (pieces.every((piece) => /^[A-Z]{1,5}$/.test(piece) || isWord(piece))) {
+        acronyms += pieces.filter((piece) => /^[A-Z]{1,5}$/.test(piece)).length;
+        if (acronyms > 1) return false;
+        continue;
+      }
+      // Letters next to a number: a version's or an architecture's letter (`v1`, `x86`), once a run.
+      if (stretch.length > 3 || part === stretch || !/^[a-z]+$|^[A-Z]$/.test(stretch)) return false;
+      shortByNumber += 1;
+      if (shortByNumber > 1) return false;
+    }
+  }
+  return true;
+}
+const UNIT_NUMBER = /^\d+(?:ms|ns|us|s|m|h|d|x|k|b|kb|mb|gb|px|st|nd|rd|th|bit)?$/;
+function isWord(piece: string): boolean {
+  const lower = piece.toLowerCase();
+  return piece.length === 2 ? SHORT_WORDS.has(lower) : piece.length >= 3 && /[aeiouy]/.test(lower) && englishPairs(lower);
+}
+const CASE_PIECES = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+/g;
+const SHORT_WORDS = new Set(['by', 'id', 'of', 'to', 'in', 'on', 'at', 'is', 'it', 'no', 'up', 'or', 'as', 'be', 'do', 'if', 'an', 'ok']);
 
 /**
  * A text of an event one of whose identifiers (its category, tool name, session id) was refused for holding

@@ -148,14 +148,29 @@ describe('the identifier checks try a pattern only on a name that holds what eve
 });
 
 describe('digests are plain ids', () => {
-  it('a SHA-1 or SHA-256 digest of anything passes as session id and input hash, unchanged', () => {
+  it('a SHA-1 or SHA-256 digest of anything passes as session id and input hash, stored as 16 hex digits of its own digest (it may as well be a key)', () => {
+    const stored = new Map<string, string>();
     fc.assert(
       fc.property(fc.string(), fc.constantFrom('sha1', 'sha256'), (text, algorithm) => {
         const digest = createHash(algorithm).update(text).digest('hex');
-        expect(safeIdentifier('session_id', digest)).toBe(digest);
-        expect(safeIdentifier('input_hash', digest)).toBe(digest);
+        expect(identifierProblem('session_id', digest)).toBeNull();
+        const kept = safeIdentifier('session_id', digest);
+        expect(kept).toMatch(/^[0-9a-f]{16}$/);
+        expect(kept).toBe(createHash('sha256').update(digest).digest('hex').slice(0, 16));
+        expect(safeIdentifier('input_hash', digest)).toBe(kept);
+        expect(new IdentifierGuard().check('input_hash', digest)).toBe(kept);
+        expect(new IdentifierGuard().check('session_id', digest)).toBe(kept);
+        stored.set(digest, kept);
       }),
       { numRuns: 300, seed: 11 },
     );
+    // Two ids stay two (64 bits of a hash).
+    expect(new Set(stored.values()).size).toBe(stored.size);
+  });
+
+  it("our own 16-hex input hashes and UUID session ids are kept as they are", () => {
+    expect(new IdentifierGuard().check('input_hash', 'f83188cb125655d8')).toBe('f83188cb125655d8');
+    expect(new IdentifierGuard().check('session_id', '0F8FAD5B-D9CB-469F-A165-70867728950E')).toBe('0F8FAD5B-D9CB-469F-A165-70867728950E');
+    expect(safeIdentifier('session_id', 'deadbeef01')).toBe('deadbeef01');
   });
 });
