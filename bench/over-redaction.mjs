@@ -13,6 +13,9 @@
  * --whole keeps each JSON string whole (a multi-line tool result, as an error_message reaches the redactor).
  * --after-secret puts a redacted secret before each line (`token <a GitHub token>, <line>`): what a defence that
  * reads on past a redaction (a marker's tail) takes of the ordinary text after a secret, which the data alone rarely shows.
+ * --reader continuation|continuation-later measures, instead of redact(), how a session's failure after one that
+ * ended with a secret is read (redactContinuation of safety/split-secret.js: the next failure, or the two after it,
+ * read more strictly; a build without the stricter reading reads them as the next).
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -72,8 +75,16 @@ const distinct = new Set();
 for (const path of files(dataDir)) for (const line of linesOf(path)) if (line.trim() !== '' && line.length <= MAX_LINE) distinct.add(line);
 const lines = afterSecret ? [...distinct].map((line) => `${SECRET_BEFORE}${line}`) : [...distinct];
 
-const { redact: redactNew } = await import(pathToFileURL(join(newDist, 'pipeline/index.js')).href);
-const { redact: redactOld } = await import(pathToFileURL(join(oldDist, 'pipeline/index.js')).href);
+const reader = option('reader', 'redact');
+async function readerOf(dist) {
+  if (reader === 'redact') return (await import(pathToFileURL(join(dist, 'pipeline/index.js')).href)).redact;
+  const { redactContinuation } = await import(pathToFileURL(join(dist, 'pipeline/safety/split-secret.js')).href);
+  if (reader === 'continuation') return (line) => redactContinuation(line);
+  if (reader === 'continuation-later') return (line) => redactContinuation(line, true);
+  throw new Error(`--reader: redact, continuation or continuation-later, not ${reader}`);
+}
+const redactNew = await readerOf(newDist);
+const redactOld = await readerOf(oldDist);
 
 const cpu0 = process.cpuUsage();
 let changedOld = 0;

@@ -106,11 +106,13 @@ export function restWorthKeeping(run: string): boolean {
  * A run that is a name of words: split at `_ - + / =`, digits and case changes, every piece is a word of
  * three letters or more with a vowel and letter pairs English words have, a two-letter word, or one
  * acronym of one to five capitals; one number a part, with a unit or a letter next to one
- * (`x86`, `v2`) once, or a number with its unit (`100ms`, `3rd`). Hex with digits is a digest or a token's rest, never a name. The rest
+ * (`x86`, `v2`) once, or a number with its unit (`100ms`, `3rd`); a capitalised word or a date whole. Hex with digits is a digest or a token's rest, never a name. The rest
  * of a random token rarely reads so: pieces of one or two letters, pairs no word has.
  */
 function nameOfWords(run: string): boolean {
   if (/\d/.test(run) && (/^[0-9a-f]+$/.test(run) || /^[0-9A-F]+$/.test(run))) return false;
+  // A capitalised word (`Retrying`, `Algorithm`: pairs the word list lacks) or a date (`2025-08-06T17`).
+  if (/^[A-Z][a-z]+$/.test(run) || /^\d{4}-\d\d-\d\d(?:T\d\d)?$/.test(run)) return true;
   let acronyms = 0;
   let shortByNumber = 0;
   for (const part of run.split(/[-_+/=]+/)) {
