@@ -37,14 +37,15 @@ export function isPlainId(raw: string): boolean {
   return PLAIN_ID.test(raw) && !hexText(raw);
 }
 /**
- * Our own input hashes are 16 hex digits (telemetry/input-hash.ts). A longer hex id, a session id or an
- * input hash from another logger, has the shape of a key as well as a digest (40 hex: a Datadog app key,
- * 64: a Sentry token), and nothing tells the two apart: it is stored as 16 hex digits of its SHA-256. The
- * same id gives the same digest at the hook and at night, so sessions and inputs are still told apart.
+ * Our own input hashes are 16 hex digits (telemetry/input-hash.ts). A session id or an input hash from
+ * another logger that holds a longer hex run (`<40 hex>`, `sess-<40 hex>`, `sha256:<64 hex>`) has the
+ * shape of a key as well as a digest (40 hex: a Datadog app key, 64: a Sentry token), and nothing tells
+ * the two apart: it is stored as 16 hex digits of its SHA-256. The same id gives the same digest at the
+ * hook and at night, so sessions and inputs are still told apart; UUIDs (groups of 12 at most) stay.
  */
-const LONG_HEX = /^[0-9a-f]{17,}$/i;
-function storedPlainId(raw: string): string {
-  return LONG_HEX.test(raw) ? sha256Hex(raw).slice(0, 16) : raw;
+const LONG_HEX = /[0-9a-f]{17}|[0-9A-F]{17}/;
+function storedId(field: IdentifierField, raw: string): string {
+  return (field === 'session_id' || field === 'input_hash') && LONG_HEX.test(raw) ? sha256Hex(raw).slice(0, 16) : raw;
 }
 /** Session ids and input hashes: opaque tokens (UUIDs, hex, `s-2026-11-15-a`), at most 128 characters. */
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.:+=-]*$/;
@@ -176,7 +177,7 @@ export function placeholder(field: IdentifierField, raw: string): string {
 
 /** The identifier as stored: itself when it passes (a long hex id its digest), else its placeholder. */
 export function safeIdentifier(field: IdentifierField, raw: string): string {
-  return identifierProblem(field, raw) === null ? storedPlainId(raw) : placeholder(field, raw);
+  return identifierProblem(field, raw) === null ? storedId(field, raw) : placeholder(field, raw);
 }
 
 /** Raw values remembered per field (a log has few tool names; a hostile one may invent many). */
@@ -197,7 +198,7 @@ export class IdentifierGuard {
     const last = this.last[field];
     if (last !== null && last[0] === raw) return last[1];
     // Input hashes hardly repeat: a hex digest passes at once, without filling the memo.
-    if (field === 'input_hash' && isPlainId(raw) && raw.length <= MAX_LENGTH.input_hash) return storedPlainId(raw);
+    if (field === 'input_hash' && isPlainId(raw) && raw.length <= MAX_LENGTH.input_hash) return storedId(field, raw);
     const clean = this.lookup(field, raw);
     this.last[field] = [raw, clean];
     return clean;
@@ -208,7 +209,7 @@ export class IdentifierGuard {
     let clean = memo.get(raw);
     if (clean === undefined) {
       const problem = identifierProblem(field, raw);
-      clean = problem === null ? storedPlainId(raw) : placeholder(field, raw);
+      clean = problem === null ? storedId(field, raw) : placeholder(field, raw);
       if (clean !== raw && this.replaced[field].size < MAX_MEMO) this.replaced[field].add(clean);
       if (problem === 'secret' && this.secret.size < MAX_MEMO) this.secret.add(clean);
       if (memo.size < MAX_MEMO) memo.set(raw, clean);

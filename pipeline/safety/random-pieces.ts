@@ -25,6 +25,24 @@ const MIN_PIECES = 3;
 /** Joined characters a window needs alone, and with an anchor before it. */
 const MIN_JOINED = 20;
 const MIN_ANCHORED = 8;
+/**
+ * Joined characters a window of four or more groups of one length (4 and up) needs: a seed or a key shown
+ * in groups (`5qgw wr5g i6hm vzj4`, as authenticator apps and licence keys print them).
+ */
+const MIN_GROUPED = 16;
+function groupsOfOneLength(pieces: readonly string[]): boolean {
+  return pieces.length >= 4 && pieces[0]!.length >= 4 && pieces.every((piece) => piece.length === pieces[0]!.length);
+}
+/**
+ * Groups of one length that read as a random alphabet: no word among them, two classes of character,
+ * the entropy of random text for its length, few vowels, nothing repeated. The groups' regular shape is
+ * what a name or a sentence does not have; the rest asks less than a window of pieces of any length.
+ */
+function readsAsGroups(joined: string, kinds: readonly PieceKind[]): boolean {
+  if (kinds.includes('word')) return false;
+  const classes = Number(/[a-z]/.test(joined)) + Number(/[A-Z]/.test(joined)) + Number(/\d/.test(joined));
+  return classes >= 2 && entropy(joined) >= Math.log2(joined.length) - 0.9 && vowelShare(joined) < 0.3 && !repeatsFour(joined);
+}
 /** Hex digits a window of hex pieces needs alone: hex tokens have 32 or more, digests cut short in a table fewer. */
 const MIN_HEX = 32;
 /** Upper-case letters and digits a window of them needs alone (base32 of 15 bytes). */
@@ -178,8 +196,11 @@ function partKind(part: string): PieceKind {
 
 /** A number with its unit or ordinal (`100ms`, `4kb`, `3rd`, `64bit`). */
 const UNIT_NUMBER = /^\d+(?:ms|ns|us|px|em|pt|kb|mb|gb|tb|kib|mib|gib|hz|khz|mhz|bit|bits|st|nd|rd|th|[kmshdxb])$/i;
-/** A version, a name or code word with a number (`v1`, `utf8`, `sha256`, `welcome3`, `E123`), dimensions (`128x256x1`). */
-const VERSION = /^(?:v\d+|[a-z]+\d{1,4}|[A-Z]{1,4}\d{1,4}|\d+(?:x\d+)+)$/;
+/**
+ * A version, a name or code word with a number (`v1`, `utf8`, `sha256`, `welcome3`, `E123`; lower-case
+ * letters before the number hold a vowel, or are one: `h264`, not `vzj4`), dimensions (`128x256x1`).
+ */
+const VERSION = /^(?:v\d+|[a-z]?[a-z]*[aeiouy][a-z]*\d{1,4}|[a-z]\d{1,4}|[A-Z]{1,4}\d{1,4}|\d+(?:x\d+)+)$/;
 
 /**
  * A piece's kind where it stands: right after a backslash, its first letter is an escape's (`\n5:`, `\tfoo`),
@@ -242,8 +263,8 @@ function windowAt(text: string, run: readonly [number, number][], kinds: readonl
   if (first > last || last - first + 1 < (anchored ? 1 : MIN_PIECES)) return null;
   const pieces = run.slice(first, last + 1).map(([start, end]) => text.slice(start, end));
   const joined = pieces.join('');
-  if (joined.replace(/[-_]/g, '').length < (anchored ? MIN_ANCHORED : MIN_JOINED)) return null;
-  if (!reads(joined, pieces, kinds.slice(first, last + 1), anchored)) return null;
+  if (joined.replace(/[-_]/g, '').length < (anchored ? MIN_ANCHORED : groupsOfOneLength(pieces) ? MIN_GROUPED : MIN_JOINED)) return null;
+  if (!reads(joined, pieces, kinds.slice(first, last + 1), anchored) && !(groupsOfOneLength(pieces) && readsAsGroups(joined, kinds.slice(first, last + 1)))) return null;
   // A number glued to the token's first piece by one character is its head (a Telegram bot's id: `967097 9746:AA…`).
   let head = first;
   while (head > 0 && /^\d+$/.test(text.slice(run[head - 1]![0], run[head - 1]![1])) && run[head]![0] - run[head - 1]![1] <= 1) head -= 1;

@@ -174,3 +174,15 @@ describe('digests are plain ids', () => {
     expect(safeIdentifier('session_id', 'deadbeef01')).toBe('deadbeef01');
   });
 });
+
+describe('ids holding a long hex run', () => {
+  it('are stored as a digest with a prefix too (`sess-<hex40>`, `sha256:<hex64>`, 128 hex)', () => {
+    const hex40 = createHash('sha1').update('ids-holding-hex').digest('hex');
+    const hex64 = createHash('sha256').update('ids-holding-hex').digest('hex');
+    for (const [field, raw] of [['session_id', `sess-${hex40}`], ['input_hash', `sha256:${hex64}`], ['session_id', hex64 + hex64], ['input_hash', hex40.toUpperCase()]] as const) {
+      const kept = new IdentifierGuard().check(field, raw);
+      expect(kept, raw).toMatch(/^(?:[0-9a-f]{16}|session-[0-9a-f]{6}|input-[0-9a-f]{6})$/);
+      expect(kept).not.toContain(hex40.slice(0, 12));
+    }
+  });
+});
