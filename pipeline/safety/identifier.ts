@@ -1,7 +1,7 @@
 import { sha256Hex } from '../model/sha256.js';
 import { decodeHexText } from './normalise.js';
 import { redact } from './redact.js';
-import { readsAsRandomPart } from './random-pieces.js';
+import { readsAsGroupedToken, readsAsRandomPart } from './random-pieces.js';
 import { looksLikeSecretPart, looksLikeSecretToken, runVendors, tokenRuns, type Finding } from './secrets.js';
 
 /**
@@ -104,6 +104,8 @@ export function identifierProblem(field: IdentifierField, raw: string): string |
   if (field !== 'input_hash' && field !== 'session_id' && raw.length >= 10 && HEX_RUN.test(raw)) return 'secret';
   // A part of 12 or more that reads as a piece of a random token (random-pieces.ts), under the 16 a whole short token needs.
   if (field !== 'input_hash' && raw.length >= 12 && raw.split(/[-_.:+]+/).some(readsAsRandomPart)) return 'secret';
+  // Groups of one length that read as a seed or a key (`6MA7_NYX3_…`), each too short to read as a part.
+  if (raw.length >= 19 && readsAsGroupedToken(raw.split(/[-_.:+]+/))) return 'secret';
   if (field !== 'input_hash' && mayInstruct(raw) && INSTRUCTION.test(raw.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' '))) return 'instruction';
   return null;
 }

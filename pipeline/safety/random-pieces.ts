@@ -38,8 +38,11 @@ function groupsOfOneLength(pieces: readonly string[]): boolean {
  * the entropy of random text for its length, few vowels, nothing repeated. The groups' regular shape is
  * what a name or a sentence does not have; the rest asks less than a window of pieces of any length.
  */
-function readsAsGroups(joined: string, kinds: readonly PieceKind[]): boolean {
-  if (kinds.includes('word')) return false;
+function readsAsGroups(joined: string, kinds: readonly PieceKind[], pieces: readonly string[]): boolean {
+  // A group of digits among them is the token's (`jPPq-3999-KJNH-1041`), and so is one group in three that
+  // happens to read as a word (`sbwi`: four random letters have English pairs about one time in six).
+  const words = kinds.filter((kind, i) => kind === 'word' && !/^\d+$/.test(pieces[i]!)).length;
+  if (words * 3 >= pieces.length) return false;
   const classes = Number(/[a-z]/.test(joined)) + Number(/[A-Z]/.test(joined)) + Number(/\d/.test(joined));
   return classes >= 2 && entropy(joined) >= Math.log2(joined.length) - 0.9 && vowelShare(joined) < 0.3 && !repeatsFour(joined);
 }
@@ -56,6 +59,19 @@ const MIN_UPPER = 24;
 export function readsAsRandomPart(part: string): boolean {
   if (part.length < 12 || !/^[A-Za-z0-9]+$/.test(part)) return false;
   return reads(part, [part], [partKind(part)], false, true);
+}
+
+const GROUP_JOINER = /[-_]/;
+/** Whether the gaps between the pieces are one and the same short separator. */
+function evenlySeparated(text: string, run: readonly [number, number][]): boolean {
+  const gap = text.slice(run[0]![1], run[1]![0]);
+  if (gap.length > 2) return false;
+  for (let k = 2; k < run.length; k += 1) if (text.slice(run[k - 1]![1], run[k]![0]) !== gap) return false;
+  return true;
+}
+/** Whether the parts of an identifier (`6MA7_NYX3_…`) are four or more groups of one length that read as a seed or key. */
+export function readsAsGroupedToken(parts: readonly string[]): boolean {
+  return groupsOfOneLength(parts) && readsAsGroups(parts.join(''), parts.map(partKind), parts);
 }
 
 /**
@@ -84,6 +100,8 @@ export function randomPieceFindings(text: string, anchored = false): Finding[] {
     }
     if (run.length > 0 && !joins(text, run[run.length - 1]!, [start, end])) flush();
     run.push([start, end]);
+    // One piece of groups joined by `-` or `_` (`wbua-sbwi-bsxy-i6rh`, a licence key): read as groups.
+    if (end - start >= 19 && GROUP_JOINER.test(text.slice(start, end)) && readsAsGroupedToken(text.slice(start, end).split(/[-_]/))) out.push({ start, end, kind: 'secret' });
   }
   flush();
   return out;
@@ -263,8 +281,10 @@ function windowAt(text: string, run: readonly [number, number][], kinds: readonl
   if (first > last || last - first + 1 < (anchored ? 1 : MIN_PIECES)) return null;
   const pieces = run.slice(first, last + 1).map(([start, end]) => text.slice(start, end));
   const joined = pieces.join('');
-  if (joined.replace(/[-_]/g, '').length < (anchored ? MIN_ANCHORED : groupsOfOneLength(pieces) ? MIN_GROUPED : MIN_JOINED)) return null;
-  if (!reads(joined, pieces, kinds.slice(first, last + 1), anchored) && !(groupsOfOneLength(pieces) && readsAsGroups(joined, kinds.slice(first, last + 1)))) return null;
+  // Groups are printed with one separator between each two (`5qgw wr5g …`, `A1B2-C3D4-…`).
+  const grouped = groupsOfOneLength(pieces) && evenlySeparated(text, run.slice(first, last + 1));
+  if (joined.replace(/[-_]/g, '').length < (anchored ? MIN_ANCHORED : grouped ? MIN_GROUPED : MIN_JOINED)) return null;
+  if (!reads(joined, pieces, kinds.slice(first, last + 1), anchored) && !(grouped && readsAsGroups(joined, kinds.slice(first, last + 1), pieces))) return null;
   // A number glued to the token's first piece by one character is its head (a Telegram bot's id: `967097 9746:AA…`).
   let head = first;
   while (head > 0 && /^\d+$/.test(text.slice(run[head - 1]![0], run[head - 1]![1])) && run[head]![0] - run[head - 1]![1] <= 1) head -= 1;

@@ -1,6 +1,7 @@
 import { decodedViews, sourceRange, type View } from './normalise.js';
 import { findSecrets, tokenRuns, type Finding } from './secrets.js';
 import { randomPieceFindings } from './random-pieces.js';
+import { spelledFindings } from './spelled.js';
 import { markerTails, splitVendorFindings } from './split-vendor.js';
 
 /**
@@ -25,6 +26,7 @@ export function redactFindings(text: string, shapes: (text: string) => string): 
     for (const [start, end] of markerTails(text)) findings.push({ start, end, kind: 'secret' });
     for (const f of splitVendorFindings(text)) findings.push(f);
     for (const f of randomPieceFindings(text)) findings.push(f);
+    for (const f of spelledFindings(text)) findings.push(f);
   }
   return findings.length === 0 ? text : replaceRanges(text, findings);
 }

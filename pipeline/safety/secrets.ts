@@ -118,6 +118,11 @@ export function entropy(s: string): number {
  */
 export function looksLikeSecretToken(token: string): boolean {
   if (token.length < 24) return false;
+  // A date and time in a name (`logs/build-2026-12-01T03-04-05Z.txt`) is digits and separators: the rest is judged.
+  if (/\d{4}-\d\d-\d\dT\d\d/.test(token)) {
+    const rest = token.replace(TIMESTAMP, '-');
+    if (rest !== token) return looksLikeSecretToken(rest);
+  }
   // Hex of both cases (`80bc3df4-A2675D8B-…`): a digest or an id is written in one case; none of
   // ../shared/data's hex runs of 24 or more mixes them.
   if (/^[0-9a-fA-F_-]+$/.test(token)) return /[a-f]/.test(token) && /[A-F]/.test(token) && (token.match(/\d/g)?.length ?? 0) >= 3 && entropy(token.replace(/[-_]/g, '')) >= 3.5;
@@ -143,6 +148,8 @@ export function looksLikeSecretToken(token: string): boolean {
   if (lowerRuns > token.length / 2) return false;
   return entropy(token) >= (token.length >= 40 ? 4.2 : 3.9);
 }
+
+const TIMESTAMP = /\d{4}-\d\d-\d\dT\d\d(?:[-:]?\d\d){0,2}(?:[.,]\d+)?Z?/g;
 
 /**
  * A run of lower-case letters and digits that is no id of words: 2 digits and 8 letters at least, the

@@ -186,3 +186,11 @@ describe('ids holding a long hex run', () => {
     }
   });
 });
+
+describe('a category or tool name of groups', () => {
+  it('of one length that read as a seed is refused as a secret; a name of words in groups is not', () => {
+    expect(identifierProblem('error_category', 'wbua_sbwi_bsxy_i6rh')).toBe('secret');
+    expect(identifierProblem('error_category', 'auth_fail_user_lock')).toBeNull();
+    expect(identifierProblem('tool_name', 'read_file_from_disk')).toBeNull();
+  });
+});
