@@ -22,6 +22,8 @@ const MAX_PIECE = 24;
 const MAX_SEPARATOR = 8;
 /** A window needs this many pieces (two pieces and a separator are a name and its value more often than a cut token). */
 const MIN_PIECES = 3;
+/** The length each of two halves needs to stand for a token cut in two. */
+const MIN_HALF = 10;
 /** Joined characters a window needs alone, and with an anchor before it. */
 const MIN_JOINED = 20;
 const MIN_ANCHORED = 8;
@@ -235,7 +237,7 @@ function kindAt(text: string, start: number, end: number): PieceKind {
 
 /** Windows of `run` (consecutive joined pieces) that read as random tokens. */
 function windowsOf(text: string, run: readonly [number, number][], anchored: boolean, marked: boolean, everywhere = false): Finding[] {
-  if (run.length < (anchored ? 1 : MIN_PIECES)) return [];
+  if (run.length < (anchored ? 1 : 2)) return [];
   const kinds = run.map(([start, end]) => kindAt(text, start, end));
   const out: Finding[] = [];
   // A window ends at two words in a row, or at a word of more than 8 characters (an accidental word in a
@@ -278,13 +280,15 @@ function windowAt(text: string, run: readonly [number, number][], kinds: readonl
   }
   // An anchor holds for pieces right after it (the text's start, a marker), not for a sentence that goes on past it.
   anchored = (anchored && (first === 0 || everywhere)) || (marked && afterMarker(text, run[first]?.[0] ?? 0));
-  if (first > last || last - first + 1 < (anchored ? 1 : MIN_PIECES)) return null;
+  // Two random halves of 10 or more (`7km4M26eOim27Wh:XZjyi9wPFE5E0Pg`): a token cut in two, each half under a whole token's length.
+  const halves = !anchored && last - first === 1 && [first, last].every((k) => kinds[k] === 'random' && run[k]![1] - run[k]![0] >= MIN_HALF);
+  if (first > last || (last - first + 1 < (anchored ? 1 : MIN_PIECES) && !halves)) return null;
   const pieces = run.slice(first, last + 1).map(([start, end]) => text.slice(start, end));
   const joined = pieces.join('');
   // Groups are printed with one separator between each two (`5qgw wr5g …`, `A1B2-C3D4-…`).
   const grouped = groupsOfOneLength(pieces) && evenlySeparated(text, run.slice(first, last + 1));
   if (joined.replace(/[-_]/g, '').length < (anchored ? MIN_ANCHORED : grouped ? MIN_GROUPED : MIN_JOINED)) return null;
-  if (!reads(joined, pieces, kinds.slice(first, last + 1), anchored) && !(grouped && readsAsGroups(joined, kinds.slice(first, last + 1), pieces))) return null;
+  if (!reads(joined, pieces, kinds.slice(first, last + 1), anchored, halves) && !(grouped && readsAsGroups(joined, kinds.slice(first, last + 1), pieces))) return null;
   // A number glued to the token's first piece by one character is its head (a Telegram bot's id: `967097 9746:AA…`).
   let head = first;
   while (head > 0 && /^\d+$/.test(text.slice(run[head - 1]![0], run[head - 1]![1])) && run[head]![0] - run[head - 1]![1] <= 1) head -= 1;

@@ -195,6 +195,8 @@ export const TRUNCATED_PREFIXES = [
 /** A random body with no words in it: every kind of character, and no run of five lower-case letters. */
 function looksLikeShortSecret(token: string): boolean {
   const count = (re: RegExp): number => token.match(re)?.length ?? 0;
+  // Letters of both cases alone, as a long one is read (looksLikeSecretToken): random for its length, falling apart at its case changes.
+  if (count(/\d/g) === 0) return count(/[A-Z]/g) >= 2 && count(/[a-z]/g) >= 2 && entropy(token) >= Math.log2(token.length) - 0.9 && caseNoise(token);
   if (count(/\d/g) < 2 || count(/[A-Z]/g) < 2 || count(/[a-z]/g) < 2) return false;
   if (/[a-z]{5,}|[A-Z]{6,}|\d{6,}/.test(token)) return false;
   return entropy(token) >= 3.5;
@@ -503,7 +505,7 @@ export interface TokenRuns {
   base64: boolean;
   /** A run of 48 or more of the base64 alphabet alone (`A-Za-z0-9+/`): key material may be there. */
   keyRun: boolean;
-  /** A run of 16 to 23 letters and digits alone, with a digit and both cases: a short token may be there. */
+  /** A run of 16 to 23 letters and digits alone, with both cases: a short token may be there. */
   shortToken: boolean;
 }
 
@@ -566,7 +568,7 @@ export function tokenRuns(text: string): TokenRuns {
       short += 1;
       shortClasses |= c <= 57 ? 1 : c <= 90 ? 2 : 4;
     } else {
-      if (short >= 16 && short <= 23 && shortClasses === 7) runs.shortToken = true;
+      if (short >= 16 && short <= 23 && (shortClasses & 6) === 6) runs.shortToken = true;
       short = 0;
       shortClasses = 0;
     }
