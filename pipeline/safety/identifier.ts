@@ -38,14 +38,17 @@ export function isPlainId(raw: string): boolean {
 }
 /**
  * Our own input hashes are 16 hex digits (telemetry/input-hash.ts). A session id or an input hash from
- * another logger that holds a longer hex run (`<40 hex>`, `sess-<40 hex>`, `sha256:<64 hex>`) has the
+ * another logger that holds a longer hex run (`<40 hex>`, `sess-<40 hex>`, `sha256:<64 hex>`, `<16>-<16>`, either case) has the
  * shape of a key as well as a digest (40 hex: a Datadog app key, 64: a Sentry token), and nothing tells
  * the two apart: it is stored as 16 hex digits of its SHA-256. The same id gives the same digest at the
  * hook and at night, so sessions and inputs are still told apart; UUIDs (groups of 12 at most) stay.
  */
-const LONG_HEX = /[0-9a-f]{17}|[0-9A-F]{17}/;
+const LONG_HEX = /(?=[0-9a-f]{0,16}[a-f])(?=[0-9a-f]{0,16}\d)[0-9a-f]{17}/i;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function storedId(field: IdentifierField, raw: string): string {
-  return (field === 'session_id' || field === 'input_hash') && LONG_HEX.test(raw) ? sha256Hex(raw).slice(0, 16) : raw;
+  if ((field !== 'session_id' && field !== 'input_hash') || UUID.test(raw)) return raw;
+  // In either case, and across separators (`<16 hex>-<16 hex>`): a run of 17 with a letter and a digit among them.
+  return LONG_HEX.test(raw) || LONG_HEX.test(raw.replace(/[-_.:+=]+/g, '')) ? sha256Hex(raw).slice(0, 16) : raw;
 }
 /** Session ids and input hashes: opaque tokens (UUIDs, hex, `s-2026-11-15-a`), at most 128 characters. */
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.:+=-]*$/;
@@ -120,7 +123,8 @@ export function identifierProblem(field: IdentifierField, raw: string): string |
  * of 12+ letters in /work/shared/data that are names (the 49 it takes are base64 and id fragments), none
  * of the real tool names and categories; of random runs it takes 98.5% at 30 letters, 93% at 20, 83% at 16.
  */
-const CASE_PIECES = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+/g;
+/** A name split at its case changes (`XMLHttpRequest`: `XML`, `Http`, `Request`); `match` only, never `exec` (the flag is global). */
+export const CASE_PIECES = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+/g;
 const VOWEL = /[aeiouy]/i;
 function noWord(piece: string): boolean {
   return piece.length <= 2 || !VOWEL.test(piece) || /^[A-Z]{5,}$/.test(piece) || /[^aeiouy]{4}/i.test(piece.slice(1));

@@ -5,8 +5,9 @@ import type { Finding } from './secrets.js';
  * mike underscore capital kilo seven …`. No detector sees a token there, only words. What gives it away
  * is the words themselves: the spelling alphabet (NATO/ICAO, either spelling of alfa, juliett, whiskey,
  * x-ray), digits as words or digits, case markers (`capital`, `uppercase`, `cap`, `big`, `small`) and
- * symbol names. Ordinary text never holds eight of them in a row with four letters of the alphabet among
- * them, so such a run is redacted whole, whatever it spells: nothing here decodes or judges the token.
+ * symbol names. Ordinary text holds a few in a row (callsigns, lists of environments named after the
+ * alphabet, `alpha 1.0.2`), hardly twelve with six letters of the alphabet among them, in no alphabetical
+ * order, with digits standing alone: such a run is redacted whole, whatever it spells.
  */
 
 const ALPHABET = new Set([
@@ -22,8 +23,8 @@ const OTHER_CHARACTERS = new Set([
 const MARKERS = new Set(['capital', 'uppercase', 'upper', 'cap', 'caps', 'big', 'small', 'lowercase', 'lower', 'number', 'digit', 'letter']);
 
 /** Spelled characters a run needs, and letters of the alphabet among them. */
-const MIN_CHARACTERS = 8;
-const MIN_LETTERS = 4;
+const MIN_CHARACTERS = 12;
+const MIN_LETTERS = 6;
 /** What may stand between two words of a run: blanks and light punctuation. */
 const GAP = /^[\s,;/|.:()-]{1,4}$/;
 const WORD = /x-ray|[A-Za-z]+|\d/gi;
@@ -37,18 +38,19 @@ export function spelledFindings(text: string): Finding[] {
   let start = -1;
   let end = -1;
   let characters = 0;
-  let letters = 0;
+  let spelled = '';
   const flush = (): void => {
-    if (characters >= MIN_CHARACTERS && letters >= MIN_LETTERS) out.push({ start, end, kind: 'secret' });
+    if (characters >= MIN_CHARACTERS && spelled.length >= MIN_LETTERS && !inOrder(spelled)) out.push({ start, end, kind: 'secret' });
     start = -1;
     characters = 0;
-    letters = 0;
+    spelled = '';
   };
   WORD.lastIndex = 0;
   for (let m = WORD.exec(text); m !== null; m = WORD.exec(text)) {
     const word = m[0].toLowerCase();
     const letter = ALPHABET.has(word);
-    const other = !letter && (OTHER_CHARACTERS.has(word) || /^\d$/.test(word));
+    // A digit alone (`papa 7 mike`), not one of a number or a version (`alpha 1.0.2`, `bravo-0`).
+    const other = !letter && (OTHER_CHARACTERS.has(word) || (/^\d$/.test(word) && digitAlone(text, m.index)));
     const marker = !letter && !other && MARKERS.has(word);
     if (start !== -1 && !GAP.test(text.slice(end, m.index))) flush();
     if (!letter && !other && !marker) {
@@ -59,10 +61,25 @@ export function spelledFindings(text: string): Finding[] {
     if (start === -1) start = m.index;
     if (letter || other) {
       characters += 1;
-      if (letter) letters += 1;
+      if (letter) spelled += word[0];
     }
     end = m.index + m[0].length;
   }
   flush();
   return out;
+}
+
+/** A digit with a blank, a comma, a dash or the text's edge on both sides (a version's has a dot or a digit). */
+function digitAlone(text: string, at: number): boolean {
+  return /^[\s,;/-]?$/.test(text[at - 1] ?? '') && /^[\s,;/-]?$/.test(text[at + 1] ?? '');
+}
+
+/**
+ * Letters in the alphabet's order, forwards or backwards (`alpha, bravo, charlie …`, `zulu, yankee …`): a list
+ * named after the alphabet, not a token (half of the steps between two letters one place apart).
+ */
+function inOrder(letters: string): boolean {
+  let steps = 0;
+  for (let i = 1; i < letters.length; i += 1) if (Math.abs(letters.charCodeAt(i) - letters.charCodeAt(i - 1)) === 1) steps += 1;
+  return steps * 2 >= letters.length - 1;
 }

@@ -1,6 +1,6 @@
 import { englishPairs, nonEnglishPairs } from './english-pairs.js';
 import { redact } from './redact.js';
-import { readsAsRandomName } from './identifier.js';
+import { CASE_PIECES, readsAsRandomName } from './identifier.js';
 import { pieceKind } from './random-pieces.js';
 import { redactAnchoredPieces } from './redact-findings.js';
 
@@ -140,7 +140,6 @@ function isWord(piece: string): boolean {
   const lower = piece.toLowerCase();
   return piece.length === 2 ? SHORT_WORDS.has(lower) : piece.length >= 3 && /[aeiouy]/.test(lower) && englishPairs(lower);
 }
-const CASE_PIECES = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+/g;
 const SHORT_WORDS = new Set(['by', 'id', 'of', 'to', 'in', 'on', 'at', 'is', 'it', 'no', 'up', 'or', 'as', 'be', 'do', 'if', 'an', 'ok']);
 
 /**
