@@ -12,7 +12,7 @@ import { countTable, renderTable, ruleLine, runCorpus } from '../helpers/attack-
  * in real temp git repositories, offline and against a hostile fake model on 127.0.0.1. Every attack not
  * in known-leaks.ts must be fully blocked (no column). ATTACKS_LEAKING=1 also checks that each listed
  * attack still leaks where listed; ATTACKS_OUT=<file> writes the results as JSON (`npm run attacks`);
- * ATTACKS_ONLY=<id,…|family|outside|outside:family|outside2|outside2:family|outside3|outside3:family|outside4|outside4:family|outside6|outside6:family|outside7|outside7:family|outside8|outside8:family|outside9|outside9:family|outside10|outside10:family> runs a subset; ATTACKS_VERBOSE=1 prints each job's time; ATTACKS_CONCURRENCY
+ * ATTACKS_ONLY=<id,…|family|outside|outside:family|outside2|outside2:family|outside3|outside3:family|outside4|outside4:family|outside6|outside6:family|outside7|outside7:family|outside8|outside8:family|outside9|outside9:family|outside10|outside10:family|outside11|outside11:family> runs a subset; ATTACKS_VERBOSE=1 prints each job's time; ATTACKS_CONCURRENCY
  * (3) and ATTACKS_KILL_MS (30 s, a hang) tune it. ATTACKS_SOLO=1 runs every selected content attack alone, in a
  * repository of its own (solo-outside8.ts), to measure what the shared repository hides: there the
  * near-duplicate step can fold an attack's draft into another's, so its rule never lands and it counts as
@@ -24,9 +24,9 @@ import { countTable, renderTable, ruleLine, runCorpus } from '../helpers/attack-
 
 const only = process.env.ATTACKS_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
 // `outside` selects the second corpus (the *-outside.ts files), `outside2` the third (*-outside2.ts),
-// `outside3` the fourth (*-outside3.ts), `outside4` the fifth (*-outside4.ts), `outside6` the sixth (*-outside6.ts), `outside7` the seventh (*-outside7.ts), `outside8` the eighth (*-outside8.ts), `outside9` the ninth (*-outside9.ts, ids -o9- and -o9w-), `outside10` the tenth (*-outside10.ts, ids -o10-);
+// `outside3` the fourth (*-outside3.ts), `outside4` the fifth (*-outside4.ts), `outside6` the sixth (*-outside6.ts), `outside7` the seventh (*-outside7.ts), `outside8` the eighth (*-outside8.ts), `outside9` the ninth (*-outside9.ts, ids -o9- and -o9w-), `outside10` the tenth (*-outside10.ts, ids -o10-), `outside11` the eleventh (*-outside11.ts, ids -o11-);
 // `outside:<family>` or `outside2:<family>` one family of it.
-const corpusOf = (id: string) => (id.includes('-out-') ? 'outside' : id.includes('-o2-') ? 'outside2' : id.includes('-o3-') ? 'outside3' : id.includes('-o4-') ? 'outside4' : id.includes('-o6-') ? 'outside6' : id.includes('-o7-') ? 'outside7' : id.includes('-o8-') ? 'outside8' : id.includes('-o9-') || id.includes('-o9w-') ? 'outside9' : id.includes('-o10-') ? 'outside10' : '');
+const corpusOf = (id: string) => (id.includes('-out-') ? 'outside' : id.includes('-o2-') ? 'outside2' : id.includes('-o3-') ? 'outside3' : id.includes('-o4-') ? 'outside4' : id.includes('-o6-') ? 'outside6' : id.includes('-o7-') ? 'outside7' : id.includes('-o8-') ? 'outside8' : id.includes('-o9-') || id.includes('-o9w-') ? 'outside9' : id.includes('-o10-') ? 'outside10' : id.includes('-o11-') ? 'outside11' : '');
 const picks = (a: (typeof ATTACKS)[number], key: string) => key === a.id || key === a.family || (corpusOf(a.id) !== '' && (key === corpusOf(a.id) || key === `${corpusOf(a.id)}:${a.family}`));
 const chosen = only ? ATTACKS.filter((a) => only.some((key) => picks(a, key))) : ATTACKS;
 const selected = process.env.ATTACKS_SOLO === '1' ? chosen.map((a) => (a.kind === 'content' ? solo(a) : a)) : chosen;
