@@ -15,9 +15,10 @@ import { redactAnchoredPieces } from './redact-findings.js';
  */
 
 /** A text that ends with a redaction (trailing punctuation aside). */
-const ENDS_REDACTED = /\[REDACTED:[a-z0-9_]+\][\s.,;:)"'\]]*$/;
+const ENDS_REDACTED = /\[REDACTED:[a-z0-9_]+\][\s.,;:!?)"'\]}>\u2026]*$/;
 const TOKEN_CHAR = /[A-Za-z0-9+/=_-]/;
-const TRAILING = /[\s.,;:)"'\]]/;
+/** What may follow a token at the end of a text: blanks, closing punctuation, `!`, `…`, a JSON body's `"}`. */
+const TRAILING = /[\s.,;:!?)"'\]}>\u2026]/;
 
 /** The run of token characters the text ends with (trailing punctuation aside), read backwards: linear. */
 function lastRun(text: string): string {
@@ -48,8 +49,11 @@ export function endsWithSecret(text: string): boolean {
   if (tail.includes('[REDACTED:') && ENDS_REDACTED.test(tail)) return true;
   const run = lastRun(text);
   if (run.length < 8 || !restOfToken(run)) return false;
-  // The end of the last line is enough to see whether it ends with a secret (a megabyte line is not redacted twice).
-  const lastLine = text.slice(Math.max(text.lastIndexOf('\n') + 1, text.length - 2000));
+  // The end of the last line is enough to see whether it ends with a secret (a megabyte line is not redacted
+  // twice); the last line with something on it (a text may end with a line break).
+  let end = text.length;
+  while (end > 0 && isTrailing(text.charCodeAt(end - 1))) end -= 1;
+  const lastLine = text.slice(Math.max(text.lastIndexOf('\n', end - 1) + 1, end - 2000), end);
   return ENDS_REDACTED.test(redact(lastLine));
 }
 

@@ -51,9 +51,9 @@ describe('SplitSecretTracker', () => {
 
 describe('endsWithSecret', () => {
   // The reading before it went by character codes: a regex test per character, and the end pattern alone.
-  const TRAILING = /[\s.,;:)"'\]]/;
+  const TRAILING = /[\s.,;:!?)"'\]}>\u2026]/;
   const TOKEN_CHAR = /[A-Za-z0-9+/=_-]/;
-  const ENDS_REDACTED = /\[REDACTED:[a-z0-9_]+\][\s.,;:)"'\]]*$/;
+  const ENDS_REDACTED = /\[REDACTED:[a-z0-9_]+\][\s.,;:!?)"'\]}>\u2026]*$/;
   function reference(text: string): boolean {
     if (ENDS_REDACTED.test(text.length > 600 ? text.slice(-600) : text)) return true;
     let end = text.length;
@@ -62,7 +62,7 @@ describe('endsWithSecret', () => {
     while (start > 0 && end - start < 400 && TOKEN_CHAR.test(text[start - 1]!)) start -= 1;
     const run = text.slice(start, end);
     if (run.length < 8 || !(/[A-Za-z]/.test(run) && (/\d/.test(run) || (/[a-z]/.test(run) && /[A-Z]/.test(run))))) return false;
-    return ENDS_REDACTED.test(redact(text.slice(Math.max(text.lastIndexOf('\n') + 1, text.length - 2000))));
+    return ENDS_REDACTED.test(redact(text.slice(Math.max(text.lastIndexOf('\n', end - 1) + 1, end - 2000), end)));
   }
 
   it('reads a text as the per-character patterns did (Unicode spaces, surrogates, markers, tokens)', () => {
@@ -151,5 +151,16 @@ describe('the rest of a token a failure or two later in its session', () => {
     const after = new SplitSecretTracker(true);
     after.follow(failure('s-4', 'error: exit 1'));
     expect(plain.canAbsorb(after.toState())).toBe(true);
+  });
+});
+
+describe('a head that ends its text behind punctuation or a line break', () => {
+  it('marks its session: `!`, `…`, a JSON body\'s `"}`, a trailing newline', () => {
+    for (const end of ['!', '…', '"}', '\n', '?\n\n']) {
+      const tracker = new SplitSecretTracker();
+      tracker.follow(failure('s', `error: {"token": "${token.slice(0, 20)}${end}`));
+      const rest = token.slice(20, 32);
+      expect(tracker.follow(failure('s', `error: part two ${rest}`)).error_message, JSON.stringify(end)).toBe('error: part two [REDACTED:secret]');
+    }
   });
 });
