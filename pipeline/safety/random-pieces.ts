@@ -64,12 +64,13 @@ export function readsAsRandomPart(part: string): boolean {
 }
 
 const GROUP_JOINER = /[-_]/;
-/** Whether the gaps between the pieces are one and the same short separator. */
+/**
+ * Whether the gaps between the pieces are one short separator (up to 3: ` - `, ` / `), the same each time
+ * or two in turn (`ab12-cd34 ef56-gh78`): how groups are printed, not a sentence's punctuation.
+ */
 function evenlySeparated(text: string, run: readonly [number, number][]): boolean {
-  const gap = text.slice(run[0]![1], run[1]![0]);
-  if (gap.length > 2) return false;
-  for (let k = 2; k < run.length; k += 1) if (text.slice(run[k - 1]![1], run[k]![0]) !== gap) return false;
-  return true;
+  const gaps = run.slice(1).map(([start], k) => text.slice(run[k]![1], start));
+  return gaps.every((gap, k) => gap.length <= 3 && (gap === gaps[k % 2] || gap === gaps[0]));
 }
 /** Whether the parts of an identifier (`6MA7_NYX3_…`) are four or more groups of one length that read as a seed or key. */
 export function readsAsGroupedToken(parts: readonly string[]): boolean {

@@ -22,6 +22,8 @@ export function redactFindings(text: string, shapes: (text: string) => string): 
     for (const view of decodedViews(text, runs.base64)) {
       for (const f of findSecrets(view.text)) findings.push(mapped(view, f));
       for (const f of shapeFindings(view.text, shapes)) findings.push(mapped(view, f));
+      // A spelled run with look-alike letters (`оscar` with a Cyrillic о) reads in the folded view.
+      for (const f of spelledFindings(view.text)) findings.push(mapped(view, f));
     }
     for (const [start, end] of markerTails(text)) findings.push({ start, end, kind: 'secret' });
     for (const f of splitVendorFindings(text)) findings.push(f);

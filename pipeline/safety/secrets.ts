@@ -120,7 +120,8 @@ export function looksLikeSecretToken(token: string): boolean {
   if (token.length < 24) return false;
   // A date and time in a name (`logs/build-2026-12-01T03-04-05Z.txt`) is digits and separators: the rest is judged.
   if (/\d{4}-\d\d-\d\dT\d\d/.test(token)) {
-    const rest = token.replace(TIMESTAMP, '-');
+    // Cut out, its two sides joined: a token around it is judged whole (`<12 letters><date><12 letters>`).
+    const rest = token.replace(TIMESTAMP, '');
     if (rest !== token) return looksLikeSecretToken(rest);
   }
   // Hex of both cases (`80bc3df4-A2675D8B-…`): a digest or an id is written in one case; none of

@@ -33,6 +33,20 @@ describe('a token spelled out in words', () => {
     }
   });
 
+  it('in the older alphabets, glued together, or between arrows, quotes and pluses', () => {
+    const RAF = ['able', 'baker', 'charlie', 'dog', 'easy', 'fox', 'george', 'how', 'item', 'jig', 'king', 'love', 'mike', 'nan', 'oboe', 'peter', 'queen', 'roger', 'sugar', 'tare', 'uncle', 'victor', 'william', 'xray', 'yoke', 'zebra'];
+    const DIN = ['anton', 'berta', 'caesar', 'dora', 'emil', 'friedrich', 'gustav', 'heinrich', 'ida', 'julius', 'kaufmann', 'ludwig', 'martha', 'nordpol', 'otto', 'paula', 'quelle', 'richard', 'samuel', 'theodor', 'ulrich', 'viktor', 'wilhelm', 'xanthippe', 'ypsilon', 'zeppelin'];
+    const word = (alphabet: string[], ch: string): string => (/\d/.test(ch) ? DIGITS[Number(ch)]! : alphabet[ch.toLowerCase().charCodeAt(0) - 97]!);
+    for (let i = 0; i < 12; i += 1) {
+      const token = body(`spelled-other-${i}`, 14, 'abcdefghijklmnopqrstuvwxyz0123456789');
+      const alphabet = i % 2 === 0 ? RAF : DIN;
+      const words = [...token].map((ch) => word(alphabet, ch));
+      const spelled = [words.join(' -> '), words.map((w) => `'${w}'`).join(' '), words.join(' + '), words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')][i % 4]!;
+      // The quotes around the first and last word may stay.
+      expect(redact(`error: read back ${spelled} (call)`).replace(/'/g, ''), spelled).toBe('error: read back [REDACTED:secret] (call)');
+    }
+  });
+
   it('leaves prose with a few of the words alone', () => {
     for (const kept of [
       'echo $HOME failed: delta too large for golf course hotel booking',
@@ -40,6 +54,9 @@ describe('a token spelled out in words', () => {
       'step one, two, three, four, five, six, seven, eight done',
       'Mike and Victor pushed to the sierra branch; tango deploy at nine',
       'error: kilo lima mike: unknown units',
+      'How easy it was: the dog and the fox love George, Peter and the Queen',
+      'Otto, Emil, Dora and Paula signed; Richard and Martha by 2 and 3 of them',
+      'tests: able to fetch, easy mode, item 4 of 9, king 1 and queen 2 done',
     ])
       expect(redact(kept)).toBe(kept);
   });
