@@ -43,7 +43,8 @@ function groupsOfOneLength(pieces: readonly string[]): boolean {
 function readsAsGroups(joined: string, kinds: readonly PieceKind[], pieces: readonly string[]): boolean {
   // A group of digits among them is the token's (`jPPq-3999-KJNH-1041`), and so is one group in three that
   // happens to read as a word (`sbwi`: four random letters have English pairs about one time in six).
-  const words = kinds.filter((kind, i) => kind === 'word' && !/^\d+$/.test(pieces[i]!)).length;
+  // A code word with a number and no vowel (`TCN6`, `HB62`) is a random group too.
+  const words = kinds.filter((kind, i) => kind === 'word' && /[aeiouy]/i.test(pieces[i]!)).length;
   if (words * 3 >= pieces.length) return false;
   const classes = Number(/[a-z]/.test(joined)) + Number(/[A-Z]/.test(joined)) + Number(/\d/.test(joined));
   return classes >= 2 && entropy(joined) >= Math.log2(joined.length) - 0.9 && vowelShare(joined) < 0.3 && !repeatsFour(joined);
@@ -63,7 +64,6 @@ export function readsAsRandomPart(part: string): boolean {
   return reads(part, [part], [partKind(part)], false, true);
 }
 
-const GROUP_JOINER = /[-_]/;
 /**
  * Whether the gaps between the pieces are one short separator (up to 3: ` - `, ` / `), the same each time
  * or two in turn (`ab12-cd34 ef56-gh78`): how groups are printed, not a sentence's punctuation.
@@ -103,10 +103,39 @@ export function randomPieceFindings(text: string, anchored = false): Finding[] {
     }
     if (run.length > 0 && !joins(text, run[run.length - 1]!, [start, end])) flush();
     run.push([start, end]);
-    // One piece of groups joined by `-` or `_` (`wbua-sbwi-bsxy-i6rh`, a licence key): read as groups.
-    if (end - start >= 19 && GROUP_JOINER.test(text.slice(start, end)) && readsAsGroupedToken(text.slice(start, end).split(/[-_]/))) out.push({ start, end, kind: 'secret' });
   }
   flush();
+  for (const f of groupFindings(text)) out.push(f);
+  return out;
+}
+
+/**
+ * Groups of letters and digits printed as a seed or a licence key is (`wbua-sbwi-bsxy-i6rh`, `TCN6-BQZ7
+ * 5M3J-45WT HB62`, `ab3d - x9kq - …`): four or more of one length (4 to 8), evenly separated, that read as
+ * a random alphabet (readsAsGroups). Read on the text itself, whatever its pieces are (a `-` is inside one).
+ */
+const GROUPS = /(?<![A-Za-z0-9])[A-Za-z0-9]{4,8}(?:[ \t\-_/.:]{1,3}[A-Za-z0-9]{4,8}){3,}(?![A-Za-z0-9])/g;
+function groupFindings(text: string): Finding[] {
+  const out: Finding[] = [];
+  GROUPS.lastIndex = 0;
+  for (let m = GROUPS.exec(text); m !== null; m = GROUPS.exec(text)) {
+    // The stretches of groups of one length in the match (`… wbua-sbwi-bsxy-i6rh rejected`: the four of 4).
+    const groups = [...m[0].matchAll(/[A-Za-z0-9]+/g)];
+    for (let from = 0; from < groups.length; ) {
+      let to = from + 1;
+      while (to < groups.length && groups[to]![0].length === groups[from]![0].length) to += 1;
+      if (to - from >= 4) {
+        const stretch = groups.slice(from, to);
+        const gaps = stretch.slice(1).map((g, k) => m![0].slice(stretch[k]!.index + stretch[k]![0].length, g.index));
+        const even = gaps.every((gap, k) => gap === gaps[k % 2] || gap === gaps[0]);
+        if (even && readsAsGroupedToken(stretch.map((g) => g[0]))) {
+          const last = stretch[stretch.length - 1]!;
+          out.push({ start: m.index + stretch[0]!.index, end: m.index + last.index + last[0].length, kind: 'secret' });
+        }
+      }
+      from = to;
+    }
+  }
   return out;
 }
 

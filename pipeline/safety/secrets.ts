@@ -150,7 +150,7 @@ export function looksLikeSecretToken(token: string): boolean {
   return entropy(token) >= (token.length >= 40 ? 4.2 : 3.9);
 }
 
-const TIMESTAMP = /\d{4}-\d\d-\d\dT\d\d(?:[-:]?\d\d){0,2}(?:[.,]\d+)?Z?/g;
+const TIMESTAMP = /[-_.]?\d{4}-\d\d-\d\dT\d\d(?:[-:]?\d\d){0,2}(?:[.,]\d+)?Z?[-_.]?/g;
 
 /**
  * A run of lower-case letters and digits that is no id of words: 2 digits and 8 letters at least, the
