@@ -19,21 +19,21 @@ const ALPHABET = new Set([
   'able', 'baker', 'dog', 'easy', 'fox', 'george', 'how', 'item', 'jig', 'king', 'love', 'nan', 'oboe', 'peter', 'queen', 'roger',
   'sugar', 'tare', 'uncle', 'william', 'yoke', 'zebra',
   // German DIN 5009.
-  'anton', 'berta', 'caesar', 'cäsar', 'dora', 'emil', 'friedrich', 'gustav', 'heinrich', 'ida', 'julius', 'kaufmann', 'ludwig', 'martha',
+  'anton', 'berta', 'caesar', 'c\u00e4sar', 'dora', 'emil', 'friedrich', 'gustav', 'heinrich', 'ida', 'julius', 'kaufmann', 'ludwig', 'martha',
   'nordpol', 'otto', 'paula', 'quelle', 'richard', 'samuel', 'siegfried', 'schule', 'theodor', 'ulrich', 'viktor', 'wilhelm', 'xanthippe',
   'ypsilon', 'zacharias', 'zeppelin',
 ]);
 /** Words that spell a character that is not a letter: digits (English, German), symbols. */
 const OTHER_CHARACTERS = new Set([
   'zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'niner',
-  'null', 'eins', 'zwei', 'drei', 'vier', 'fünf', 'fuenf', 'sechs', 'sieben', 'acht', 'neun',
+  'null', 'eins', 'zwei', 'drei', 'vier', 'f\u00fcnf', 'fuenf', 'sechs', 'sieben', 'acht', 'neun',
   'underscore', 'dash', 'hyphen', 'minus', 'dot', 'period', 'slash', 'backslash', 'plus', 'equals', 'colon', 'semicolon', 'tilde', 'at',
   'hash', 'pound', 'dollar', 'percent', 'caret', 'ampersand', 'asterisk', 'star', 'bang', 'exclamation', 'question', 'pipe', 'comma',
 ]);
 /** Words that go with a character without spelling one: case markers, repeats, `number`, glue between characters. */
 const MARKERS = new Set([
   'capital', 'uppercase', 'upper', 'cap', 'caps', 'big', 'small', 'lowercase', 'lower', 'number', 'digit', 'letter', 'double', 'triple',
-  'gross', 'groß', 'klein', 'then', 'and', 'next', 'followed', 'by', 'mark', 'sign',
+  'gross', 'gro\u00df', 'klein', 'then', 'and', 'next', 'followed', 'by', 'mark', 'sign',
 ]);
 const KNOWN = [ALPHABET, OTHER_CHARACTERS, MARKERS];
 const LONGEST = Math.max(...KNOWN.flatMap((set) => [...set].map((word) => word.length)));
@@ -44,9 +44,9 @@ const MIN_LETTERS = 6;
 /** What may stand between two words of a run: nothing (glued), blanks, quotes, light punctuation and arrows. */
 const GAP = /^[\s,;/|.:()'"`_+<>=-]{0,6}$/;
 /** Words: letters (of German too), a digit, `x-ray`; split at case changes, so glued words come apart. */
-const WORD = /[Xx]-[Rr][Aa][Yy]|[A-ZÄÖÜ]?[a-zäöüß]+|[A-ZÄÖÜ]+(?![a-zäöüß])|\d/g;
+const WORD = /[Xx]-[Rr][Aa][Yy]|[A-Z\u00c4\u00d6\u00dc]?[a-z\u00e4\u00f6\u00fc\u00df]+|[A-Z\u00c4\u00d6\u00dc]+(?![a-z\u00e4\u00f6\u00fc\u00df])|\d/g;
 /** A cheap gate: most texts hold no word of a spelling alphabet's distinctive ones. */
-const MAY_SPELL = /alfa|alpha|bravo|charlie|foxtrot|hotel|india|juliet|kilo|lima|november|oscar|papa|quebec|romeo|sierra|tango|uniform|victor|whisk|x-?ray|yankee|zulu|baker|george|oboe|roger|sugar|tare|yoke|zebra|anton|berta|caesar|cäsar|dora|emil|friedrich|gustav|heinrich|julius|kaufmann|ludwig|martha|nordpol|paula|quelle|theodor|ulrich|viktor|wilhelm|xanthippe|ypsilon|zacharias|zeppelin/i;
+const MAY_SPELL = /alfa|alpha|bravo|charlie|foxtrot|hotel|india|juliet|kilo|lima|november|oscar|papa|quebec|romeo|sierra|tango|uniform|victor|whisk|x-?ray|yankee|zulu|baker|george|oboe|roger|sugar|tare|yoke|zebra|anton|berta|caesar|c\u00e4sar|dora|emil|friedrich|gustav|heinrich|julius|kaufmann|ludwig|martha|nordpol|paula|quelle|theodor|ulrich|viktor|wilhelm|xanthippe|ypsilon|zacharias|zeppelin/i;
 
 type Kind = 'letter' | 'other' | 'marker';
 /** A spelling word as read: its kind and its first letter (the letter it spells, for the order test). */
