@@ -1,3 +1,4 @@
+import { BIP39_ENGLISH } from './bip39-words.js';
 import type { Finding } from './secrets.js';
 
 /**
@@ -93,7 +94,8 @@ export function spelledFindings(text: string): Finding[] {
 function wordsOf(word: string): Piece[] | null {
   const kind = kindOf(word);
   if (kind !== null) return [[kind, word[0]!]];
-  if (word.length < 5 || word.length > 120) return null;
+  // Not a word of the BIP-39 list, so a seed phrase's words (`capable`: cap + able) stay words for the mnemonic reader.
+  if (word.length < 5 || word.length > 120 || (word.length <= 8 && bip39Words().has(word))) return null;
   // Split into known words, shortest first at each point (a small search: the words are few and short).
   const best: (Piece[] | null)[] = new Array(word.length + 1).fill(null);
   best[0] = [];
@@ -106,6 +108,9 @@ function wordsOf(word: string): Piece[] | null {
   }
   return best[word.length] ?? null;
 }
+
+let BIP39: Set<string> | undefined;
+const bip39Words = (): Set<string> => (BIP39 ??= new Set(BIP39_ENGLISH.split(' ')));
 
 function kindOf(word: string): Kind | null {
   return ALPHABET.has(word) ? 'letter' : OTHER_CHARACTERS.has(word) ? 'other' : MARKERS.has(word) ? 'marker' : null;
